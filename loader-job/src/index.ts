@@ -1,0 +1,1 @@
+export { SERVING_SCHEMA, createCatalogSchema, readSql } from './schema.js';

@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import type { ClientBase } from 'pg';
+
+/** The schema the gateway serves from; the loader swaps a freshly built copy into this name. */
+export const SERVING_SCHEMA = 'catalog';
+
+const sqlDir = new URL('../sql/', import.meta.url);
+
+export async function readSql(name: 'schema.sql' | 'constraints.sql'): Promise<string> {
+  return readFile(new URL(name, sqlDir), 'utf8');
+}
+
+/** Creates the catalog tables (and, with `withConstraints`, keys and indexes) inside `schemaName`. */
+export async function createCatalogSchema(
+  client: ClientBase,
+  schemaName: string,
+  { withConstraints }: { withConstraints: boolean },
+): Promise<void> {
+  const ident = client.escapeIdentifier(schemaName);
+  await client.query(`CREATE SCHEMA ${ident}`);
+  await client.query(`SET LOCAL search_path TO ${ident}`);
+  await client.query(await readSql('schema.sql'));
+  if (withConstraints) await client.query(await readSql('constraints.sql'));
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// `npm run bench -- <name> [args]`: runs the `bench` script of the workspace that owns <name>.
+// Benchmarks are never part of `npm test`.
+import { spawnSync } from 'node:child_process';
+
+const BENCHES = { loader: 'loader-job', gateway: 'gateway' };
+const [name, ...args] = process.argv.slice(2);
+const workspace = BENCHES[name];
+if (!workspace) {
+  console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [args]`);
+  process.exit(2);
+}
+const result = spawnSync('npm', ['run', 'bench', '-w', workspace, '--', ...args], { stdio: 'inherit' });
+process.exit(result.status ?? 1);
