@@ -1,0 +1,70 @@
+import type * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
+import { LegendDisplayMode, LegendPlacement, SortOrder, TooltipDisplayMode } from '@grafana/grafana-foundation-sdk/common';
+import { VizLegendOptionsBuilder, VizTooltipOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
+import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
+import * as stat from '@grafana/grafana-foundation-sdk/stat';
+import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
+
+/** Every panel and variable reads the data source picked in the `datasource` variable. */
+export const DATASOURCE: dashboard.DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
+
+export interface Query {
+  expr: string;
+  legend: string;
+}
+
+export interface PanelSpec {
+  title: string;
+  description: string;
+  unit: string;
+  queries: Query[];
+  /** Grid columns out of 24. */
+  width?: number;
+}
+
+const HEIGHT = 8;
+const DEFAULT_WIDTH = 8;
+const REF_IDS = 'ABCDEFGHIJ';
+
+function targets(queries: Query[]): DataqueryBuilder[] {
+  return queries.map((query, index) =>
+    new DataqueryBuilder()
+      .datasource(DATASOURCE)
+      .refId(REF_IDS[index] ?? `Q${index}`)
+      .expr(query.expr)
+      .legendFormat(query.legend)
+      .range(),
+  );
+}
+
+export function timeseriesPanel(spec: PanelSpec): timeseries.PanelBuilder {
+  return new timeseries.PanelBuilder()
+    .title(spec.title)
+    .description(spec.description)
+    .datasource(DATASOURCE)
+    .unit(spec.unit)
+    .min(0)
+    .height(HEIGHT)
+    .span(spec.width ?? DEFAULT_WIDTH)
+    .fillOpacity(10)
+    .legend(
+      new VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(LegendDisplayMode.List)
+        .placement(LegendPlacement.Bottom)
+        .calcs([]),
+    )
+    .tooltip(new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.Descending))
+    .targets(targets(spec.queries));
+}
+
+export function statPanel(spec: PanelSpec): stat.PanelBuilder {
+  return new stat.PanelBuilder()
+    .title(spec.title)
+    .description(spec.description)
+    .datasource(DATASOURCE)
+    .unit(spec.unit)
+    .height(HEIGHT)
+    .span(spec.width ?? DEFAULT_WIDTH)
+    .targets(targets(spec.queries));
+}
