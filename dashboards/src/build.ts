@@ -1,8 +1,16 @@
-// `npm run dashboards`: regenerates dashboards/catalog-gateway.json from the builders here.
+// `npm run dashboards`: regenerates the dashboard JSON and the Prometheus rules file from the
+// typed sources here. Tests fail when the committed files differ from what this writes.
 import { writeFile } from 'node:fs/promises';
 import { renderDashboardJson } from './dashboard.js';
+import { renderRulesYaml } from './rules/rule-file.js';
 
-export const DASHBOARD_FILE = new URL('../catalog-gateway.json', import.meta.url);
+export const GENERATED_FILES: Record<string, () => string> = {
+  'catalog-gateway.json': renderDashboardJson,
+  'prometheus-rules.yml': renderRulesYaml,
+};
 
-await writeFile(DASHBOARD_FILE, renderDashboardJson());
-console.log(`wrote ${DASHBOARD_FILE.pathname}`);
+for (const [name, render] of Object.entries(GENERATED_FILES)) {
+  const file = new URL(`../${name}`, import.meta.url);
+  await writeFile(file, render());
+  console.log(`wrote ${file.pathname}`);
+}

@@ -4,10 +4,12 @@
 /** The gateway's Prometheus scrape job (fixed by the chart's scrape config). */
 export const GATEWAY_JOB = 'catalog-gateway';
 
-/** Gateway series, without the probe and scrape endpoints that would drown real traffic. */
-export const SERVED_HTTP = `job="${GATEWAY_JOB}", route!~"/metrics|/healthz|/readyz", route=~"$route"`;
-export const GRAPHQL_OPERATIONS = `job="${GATEWAY_JOB}", operation_name=~"$operation"`;
 export const GATEWAY = `job="${GATEWAY_JOB}"`;
+/** Traffic the gateway serves: every route but the probe and scrape endpoints. */
+export const SERVED_ROUTES = `${GATEWAY}, route!~"/metrics|/healthz|/readyz"`;
+/** Served traffic narrowed to the routes picked in the dashboard's `route` variable. */
+export const SERVED_HTTP = `${SERVED_ROUTES}, route=~"$route"`;
+export const GRAPHQL_OPERATIONS = `${GATEWAY}, operation_name=~"$operation"`;
 
 export const RATE_WINDOW = '$__rate_interval';
 
