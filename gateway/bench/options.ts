@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util';
+import type { LoadSettings } from './wrk.js';
+
+export interface BenchOptions {
+  products: number;
+  seed: number;
+  load: LoadSettings;
+  warmupSeconds: number;
+  gatewayLogLevel: string;
+}
+
+const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--warmup SECONDS]
+                                [--connections N] [--threads N] [--gateway-log-level LEVEL]`;
+
+function positiveInteger(name: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"\n${USAGE}`);
+  return parsed;
+}
+
+export function parseBenchOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      products: { type: 'string', default: '1000000' },
+      seed: { type: 'string', default: '42' },
+      duration: { type: 'string', default: '20' },
+      warmup: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '64' },
+      threads: { type: 'string', default: '1' },
+      'gateway-log-level': { type: 'string', default: 'info' },
+    },
+    strict: true,
+  });
+  return {
+    products: positiveInteger('products', values.products),
+    seed: positiveInteger('seed', values.seed),
+    load: {
+      durationSeconds: positiveInteger('duration', values.duration),
+      connections: positiveInteger('connections', values.connections),
+      threads: positiveInteger('threads', values.threads),
+      timeoutSeconds: 5,
+    },
+    warmupSeconds: positiveInteger('warmup', values.warmup),
+    gatewayLogLevel: values['gateway-log-level'],
+  };
+}

@@ -1,0 +1,104 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BenchOptions } from './options.js';
+import type { LoadResult } from './wrk.js';
+
+export type Workload = 'REST mix, cold' | 'REST mix, hot' | 'GraphQL product page, cold';
+export type TargetName = 'gateway' | 'bare node:http' | 'postgraphile';
+
+export interface Cell extends LoadResult {
+  workload: Workload;
+  target: TargetName;
+  planSize: number;
+  /** A cold plan that wrapped around served some repeated (cache-warm) requests. */
+  planWrapped: boolean;
+}
+
+interface Ratio {
+  name: string;
+  value: number | null;
+  target: number | null;
+}
+
+function rpsOf(cells: readonly Cell[], workload: Workload, target: TargetName): number | null {
+  return cells.find((cell) => cell.workload === workload && cell.target === target)?.rps ?? null;
+}
+
+function ratio(cells: readonly Cell[], workload: Workload, over: TargetName, target: number | null): Ratio {
+  const gateway = rpsOf(cells, workload, 'gateway');
+  const baseline = rpsOf(cells, workload, over);
+  return {
+    name: `${workload}: gateway / ${over} (RPS)`,
+    value: gateway !== null && baseline ? gateway / baseline : null,
+    target,
+  };
+}
+
+export function ratios(cells: readonly Cell[]): Ratio[] {
+  return [
+    ratio(cells, 'REST mix, hot', 'bare node:http', 0.7),
+    ratio(cells, 'GraphQL product page, cold', 'postgraphile', 1.5),
+    ratio(cells, 'REST mix, cold', 'bare node:http', null),
+  ];
+}
+
+function tableRows(cells: readonly Cell[]) {
+  return cells.map((cell) => ({
+    workload: cell.workload,
+    target: cell.target,
+    RPS: Math.round(cell.rps),
+    'p50 ms': Number(cell.p50Ms.toFixed(2)),
+    'p95 ms': Number(cell.p95Ms.toFixed(2)),
+    'p99 ms': Number(cell.p99Ms.toFixed(2)),
+    errors: cell.errors,
+    requests: cell.requests,
+    note: cell.planWrapped ? `plan of ${cell.planSize} wrapped` : '',
+  }));
+}
+
+function ratioLine({ name, value, target }: Ratio): string {
+  const shown = value === null ? 'n/a' : value.toFixed(2);
+  if (target === null) return `${name}: ${shown} (for information)`;
+  const verdict = value === null ? '' : value >= target ? ' — met' : ' — MISSED';
+  return `${name}: ${shown} (target ≥ ${target})${verdict}`;
+}
+
+export function printReport(cells: readonly Cell[]): void {
+  console.table(tableRows(cells));
+  for (const line of ratios(cells).map(ratioLine)) console.log(line);
+}
+
+function markdown(cells: readonly Cell[], options: BenchOptions, setup: string, date: string): string {
+  const rows = tableRows(cells);
+  const header = Object.keys(rows[0] ?? {});
+  return [
+    `# Gateway benchmark — ${date}`,
+    '',
+    `Scale: ${options.products.toLocaleString('en')} products (seed ${options.seed}).`,
+    '',
+    setup,
+    '',
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${Object.values(row).join(' | ')} |`),
+    '',
+    ...ratios(cells).map((line) => `- ${ratioLine(line)}`),
+    '',
+  ].join('\n');
+}
+
+/** Writes results/latest.json and results/latest.md (the source of the committed RESULTS.md). */
+export async function writeReport(
+  resultsDir: string,
+  cells: readonly Cell[],
+  options: BenchOptions,
+  setup: string,
+): Promise<void> {
+  const date = new Date().toISOString();
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(
+    join(resultsDir, 'latest.json'),
+    JSON.stringify({ date, options, setup, cells, ratios: ratios(cells) }, null, 2),
+  );
+  await writeFile(join(resultsDir, 'latest.md'), markdown(cells, options, setup, date));
+}

@@ -1,0 +1,33 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../../scripts/test/ports.js';
+import { answersOk, startServerProcess, type ServerProcess } from './server-process.js';
+
+const BARE_SERVER = fileURLToPath(new URL('../bare-server.ts', import.meta.url));
+
+export interface BareSettings {
+  /** The gateway whose responses the bare server records and then replays. */
+  upstreamUrl: string;
+  /** Every GET path the bare server will be asked for. */
+  paths: readonly string[];
+  logDir: string;
+}
+
+export async function startBareServer({ upstreamUrl, paths, logDir }: BareSettings): Promise<ServerProcess> {
+  const pathsFile = join(logDir, 'bare-paths.txt');
+  await writeFile(pathsFile, paths.join('\n'));
+  const port = await freePort();
+  return startServerProcess({
+    name: 'bare node:http',
+    command: process.execPath,
+    args: ['--import', 'tsx', BARE_SERVER],
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstreamUrl, PATHS_FILE: pathsFile, PORT: String(port) },
+    port,
+    logFile: join(logDir, 'bare.log'),
+    // It listens only once every response is recorded, so answering at all means ready.
+    isReady: (baseUrl) => answersOk(`${baseUrl}${paths[0]}`),
+    startupTimeoutMs: 15 * 60_000,
+  });
+}

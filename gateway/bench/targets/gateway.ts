@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../../scripts/test/ports.js';
+import { answersOk, startServerProcess, type ServerProcess } from './server-process.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface GatewaySettings {
+  databaseUrl: string;
+  redisUrl: string;
+  logLevel: string;
+  logDir: string;
+}
+
+/** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
+export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir }: GatewaySettings): Promise<ServerProcess> {
+  const port = await freePort();
+  return startServerProcess({
+    name: 'gateway',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'gateway/src/cli.ts'],
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: logLevel,
+    },
+    port,
+    logFile: join(logDir, 'gateway.log'),
+    isReady: (baseUrl) => answersOk(`${baseUrl}/readyz`),
+    startupTimeoutMs: 60_000,
+  });
+}
