@@ -1,1 +1,6 @@
-export { SERVING_SCHEMA, createCatalogSchema, readSql } from './schema.js';
+export { SERVING_SCHEMA, createCatalogSchema, addCatalogConstraints, readSql } from './schema.js';
+export { CATALOG_FILES, type CatalogFileSpec, type TableName } from './catalog-files.js';
+export { generateCatalog, type GenerateCatalogOptions, type GenerateCatalogResult } from './generate/generate-catalog.js';
+export { loadCatalog, type LoadCatalogOptions } from './load/load-catalog.js';
+export type { LoadReport, FileLoadReport } from './load/load-report.js';
+export type { RejectedRecord } from './load/rejects-writer.js';

@@ -10,7 +10,10 @@ export async function readSql(name: 'schema.sql' | 'constraints.sql'): Promise<s
   return readFile(new URL(name, sqlDir), 'utf8');
 }
 
-/** Creates the catalog tables (and, with `withConstraints`, keys and indexes) inside `schemaName`. */
+/**
+ * Creates the catalog tables (and, with `withConstraints`, keys and indexes) inside `schemaName`.
+ * Runs inside the caller's transaction (it sets a transaction-local search_path).
+ */
 export async function createCatalogSchema(
   client: ClientBase,
   schemaName: string,
@@ -21,4 +24,17 @@ export async function createCatalogSchema(
   await client.query(`SET LOCAL search_path TO ${ident}`);
   await client.query(await readSql('schema.sql'));
   if (withConstraints) await client.query(await readSql('constraints.sql'));
+}
+
+/** Builds the keys and indexes of constraints.sql over tables already filled in `schemaName`. */
+export async function addCatalogConstraints(client: ClientBase, schemaName: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL search_path TO ${client.escapeIdentifier(schemaName)}`);
+    await client.query(await readSql('constraints.sql'));
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
 }

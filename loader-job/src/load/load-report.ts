@@ -1,0 +1,34 @@
+import type { TableName } from '../catalog-files.js';
+
+/** What happened to one input file. Lines and records reconcile exactly; see the README. */
+export interface FileLoadReport {
+  readonly file: string;
+  readonly table: TableName;
+  readonly bytes: number;
+  /** Physical lines: read = header + loaded + rejected. */
+  readonly lines: { read: number; header: number; loaded: number; rejected: number };
+  /** CSV records (a quoted newline makes one record span several lines): read = loaded + rejected. */
+  readonly records: { read: number; loaded: number; rejected: number };
+  readonly rejectedByReason: Record<string, number>;
+  /** Repairs applied to records that loaded, by kind (and whole-file repairs: byte order mark, CRLF). */
+  readonly repairs: Record<string, number>;
+  readonly seconds: number;
+}
+
+export interface LoadReport {
+  readonly dataDir: string;
+  readonly schema: string;
+  readonly rejectsFile: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly seconds: number;
+  /** Wall time of the phases: streaming the files, building keys and indexes, the swap. */
+  readonly phases: { copySeconds: number; constraintsSeconds: number; swapSeconds: number };
+  readonly files: FileLoadReport[];
+  readonly totals: { linesRead: number; recordsLoaded: number; recordsRejected: number };
+}
+
+/** Adds one to a counter in a by-name tally. */
+export function tally(counts: Record<string, number>, name: string, amount = 1): void {
+  counts[name] = (counts[name] ?? 0) + amount;
+}

@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import { CATALOG_FILES } from '../catalog-files.js';
+import { SERVING_SCHEMA, addCatalogConstraints, createCatalogSchema } from '../schema.js';
+
+/** Held for a whole load so two loaders never build or swap at the same time. */
+const LOADER_LOCK_KEY = 0x6361_7461; // "cata"
+const BUILD_PREFIX = `${SERVING_SCHEMA}_load_`;
+const RETIRED_PREFIX = `${SERVING_SCHEMA}_old_`;
+
+/** Waits for any other loader to finish; the session lock dies with a killed loader's connection. */
+export async function takeLoaderLock(client: pg.ClientBase): Promise<void> {
+  await client.query('SELECT pg_advisory_lock($1)', [LOADER_LOCK_KEY]);
+}
+
+/** Drops schemas a killed run left behind: half-built copies and retired catalogs never dropped. */
+export async function dropLeftoverSchemas(client: pg.ClientBase): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1) OR starts_with(nspname, $2)`,
+    [BUILD_PREFIX, RETIRED_PREFIX],
+  );
+  for (const { name } of rows) await client.query(`DROP SCHEMA ${client.escapeIdentifier(name)} CASCADE`);
+  return rows.map((row) => row.name);
+}
+
+/** Creates the empty, unindexed tables of a fresh build schema and returns its name. */
+export async function createBuildSchema(client: pg.ClientBase): Promise<string> {
+  const name = `${BUILD_PREFIX}${Date.now()}`;
+  await client.query('BEGIN');
+  await createCatalogSchema(client, name, { withConstraints: false });
+  await client.query('COMMIT');
+  return name;
+}
+
+/**
+ * Makes the build schema ready to serve: keys and indexes (which also prove referential
+ * integrity), identity sequences moved past the loaded ids so the gateway's inserts don't
+ * collide, and planner statistics.
+ */
+export async function finishBuildSchema(client: pg.ClientBase, schema: string): Promise<void> {
+  await addCatalogConstraints(client, schema);
+  for (const { table } of CATALOG_FILES) {
+    const qualified = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table)}`;
+    // An empty table keeps its fresh sequence (no row, so no setval).
+    await client.query(
+      `SELECT setval(pg_get_serial_sequence($1, 'id'), max(id)) FROM ${qualified} HAVING max(id) IS NOT NULL`,
+      [qualified],
+    );
+    await client.query(`ANALYZE ${qualified}`);
+  }
+}
+
+/**
+ * Puts the build schema in service in one transaction: readers see the old catalog until the
+ * commit and the new one after it, never neither. The retired catalog is dropped afterwards.
+ */
+export async function swapIntoService(client: pg.ClientBase, buildSchema: string): Promise<void> {
+  const retired = `${RETIRED_PREFIX}${Date.now()}`;
+  const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [SERVING_SCHEMA]);
+  await client.query('BEGIN');
+  try {
+    if (rows.length > 0) {
+      await client.query(`ALTER SCHEMA ${client.escapeIdentifier(SERVING_SCHEMA)} RENAME TO ${client.escapeIdentifier(retired)}`);
+    }
+    await client.query(`ALTER SCHEMA ${client.escapeIdentifier(buildSchema)} RENAME TO ${client.escapeIdentifier(SERVING_SCHEMA)}`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+  if (rows.length > 0) await client.query(`DROP SCHEMA ${client.escapeIdentifier(retired)} CASCADE`);
+}
