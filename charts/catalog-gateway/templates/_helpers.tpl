@@ -1,0 +1,264 @@
+{{/* Chart name, overridable. */}}
+{{- define "catalog-gateway.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Object-name prefix: the release name, plus the chart name unless the release has it. */}}
+{{- define "catalog-gateway.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Name of one component's objects: call with (dict "root" $ "component" "redis"). */}}
+{{- define "catalog-gateway.componentName" -}}
+{{- printf "%s-%s" (include "catalog-gateway.fullname" .root | trunc 50 | trimSuffix "-") .component }}
+{{- end }}
+
+{{/* Labels on every object; call with (dict "root" $ "component" "gateway"). */}}
+{{- define "catalog-gateway.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "catalog-gateway.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: catalog-gateway
+{{- with .root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Selector labels of one component; call with (dict "root" $ "component" "gateway"). */}}
+{{- define "catalog-gateway.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "catalog-gateway.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* image reference from an image block: call with (dict "image" .Values.x.image "root" $). */}}
+{{- define "catalog-gateway.image" -}}
+{{- $tag := .image.tag | default .root.Chart.AppVersion }}
+{{- if .image.registry }}
+{{- printf "%s/%s:%s" .image.registry .image.repository $tag }}
+{{- else }}
+{{- printf "%s:%s" .image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* Pod security context shared by every pod of the chart: non-root, RuntimeDefault seccomp. */}}
+{{- define "catalog-gateway.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .uid }}
+runAsGroup: {{ .uid }}
+fsGroup: {{ .uid }}
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* Container security context shared by every container: read-only root, no capabilities. */}}
+{{- define "catalog-gateway.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+{{- end }}
+
+{{/* imagePullSecrets block for a pod spec. */}}
+{{- define "catalog-gateway.imagePullSecrets" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* ServiceAccount the gateway runs as. */}}
+{{- define "catalog-gateway.gateway.serviceAccountName" -}}
+{{- if .Values.gateway.serviceAccount.create }}
+{{- default (include "catalog-gateway.componentName" (dict "root" . "component" "gateway")) .Values.gateway.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.gateway.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the Secret the chart keeps the gateway's connection URLs and token in. */}}
+{{- define "catalog-gateway.gateway.secretName" -}}
+{{- include "catalog-gateway.componentName" (dict "root" . "component" "gateway") }}
+{{- end }}
+
+{{/* Name of the Secret with the in-chart Postgres password. */}}
+{{- define "catalog-gateway.postgresql.secretName" -}}
+{{- .Values.postgresql.auth.existingSecret | default (include "catalog-gateway.componentName" (dict "root" . "component" "postgresql")) }}
+{{- end }}
+
+{{/* Host name of the in-chart Postgres (its headless Service resolves to the one pod). */}}
+{{- define "catalog-gateway.postgresql.host" -}}
+{{- include "catalog-gateway.componentName" (dict "root" . "component" "postgresql") }}
+{{- end }}
+
+{{/*
+Env entries giving a container DATABASE_URL (and REDIS_URL when withRedis): the in-chart
+Postgres URL is assembled by Kubernetes from the password Secret ($(VAR) expansion), so the
+password lives in exactly one Secret; external URLs come from the chart's or the user's Secret.
+Call with (dict "root" $ "withRedis" true).
+*/}}
+{{- define "catalog-gateway.connectionEnv" -}}
+{{- $root := .root }}
+{{- $gatewaySecret := include "catalog-gateway.gateway.secretName" $root }}
+{{- if $root.Values.postgresql.enabled }}
+- name: POSTGRES_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "catalog-gateway.postgresql.secretName" $root }}
+      key: POSTGRES_PASSWORD
+- name: DATABASE_URL
+  value: {{ printf "postgres://%s:$(POSTGRES_PASSWORD)@%s:5432/%s" $root.Values.postgresql.auth.username (include "catalog-gateway.postgresql.host" $root) $root.Values.postgresql.auth.database | quote }}
+{{- else }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $root.Values.externalDatabase.existingSecret.name | default $gatewaySecret }}
+      key: {{ ternary $root.Values.externalDatabase.existingSecret.key "DATABASE_URL" (not (empty $root.Values.externalDatabase.existingSecret.name)) }}
+{{- end }}
+{{- if .withRedis }}
+{{- if $root.Values.redis.enabled }}
+- name: REDIS_URL
+  value: {{ printf "redis://%s:6379/0" (include "catalog-gateway.componentName" (dict "root" $root "component" "redis")) | quote }}
+{{- else if or $root.Values.externalRedis.url $root.Values.externalRedis.existingSecret.name }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $root.Values.externalRedis.existingSecret.name | default $gatewaySecret }}
+      key: {{ ternary $root.Values.externalRedis.existingSecret.key "REDIS_URL" (not (empty $root.Values.externalRedis.existingSecret.name)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Fails the render with a clear message when the values cannot make a working release. */}}
+{{- define "catalog-gateway.validate" -}}
+{{- if and (not .Values.postgresql.enabled) (not .Values.externalDatabase.url) (not .Values.externalDatabase.existingSecret.name) }}
+{{- fail "postgresql.enabled=false needs externalDatabase.url or externalDatabase.existingSecret.name" }}
+{{- end }}
+{{- if and .Values.loader.enabled (eq .Values.loader.source "pvc") (not .Values.loader.pvc.claimName) }}
+{{- fail "loader.source=pvc needs loader.pvc.claimName" }}
+{{- end }}
+{{- if and .Values.gateway.autoscaling.enabled (gt (int .Values.gateway.autoscaling.minReplicas) (int .Values.gateway.autoscaling.maxReplicas)) }}
+{{- fail "gateway.autoscaling.minReplicas must not exceed maxReplicas" }}
+{{- end }}
+{{- end }}
+
+{{/*
+A generated secret value that survives upgrades: the value already stored in the live Secret if
+there is one, else a new random string. Call with (dict "root" $ "secret" NAME "key" KEY).
+*/}}
+{{- define "catalog-gateway.persistentRandom" -}}
+{{- $stored := (lookup "v1" "Secret" .root.Release.Namespace .secret).data | default dict }}
+{{- if hasKey $stored .key }}
+{{- index $stored .key | b64dec }}
+{{- else }}
+{{- randAlphaNum 32 }}
+{{- end }}
+{{- end }}
+
+{{/*
+NetworkPolicy letting only this release's gateway and loader pods reach a datastore.
+Call with (dict "root" $ "component" "redis" "port" "redis").
+*/}}
+{{- define "catalog-gateway.datastoreNetworkPolicy" -}}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "catalog-gateway.componentName" . }}
+  labels:
+    {{- include "catalog-gateway.labels" . | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "catalog-gateway.selectorLabels" . | nindent 6 }}
+  policyTypes: [Ingress]
+  ingress:
+    - from:
+        {{- range list "gateway" "loader" }}
+        - podSelector:
+            matchLabels:
+              {{- include "catalog-gateway.selectorLabels" (dict "root" $.root "component" .) | nindent 14 }}
+        {{- end }}
+      ports:
+        - port: {{ .port }}
+          protocol: TCP
+{{- end }}
+
+{{/* Contents of a file shared from the repo's dashboards/ folder; fails when it is missing. */}}
+{{- define "catalog-gateway.dashboardsFile" -}}
+{{- $content := .root.Files.Get (printf "files/dashboards/%s" .file) }}
+{{- if not $content }}
+{{- fail (printf "files/dashboards/%s is missing or empty (the chart's files/dashboards links to the repo's dashboards/ folder)" .file) }}
+{{- end }}
+{{- $content }}
+{{- end }}
+
+{{/* ServiceAccount of a component: call with (dict "root" $ "component" "prometheus"). */}}
+{{- define "catalog-gateway.componentServiceAccount" -}}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ include "catalog-gateway.componentName" . }}
+  labels:
+    {{- include "catalog-gateway.labels" . | nindent 4 }}
+{{- end }}
+
+{{/* Binds a component's Role to its ServiceAccount (both named after the component). */}}
+{{- define "catalog-gateway.componentRoleBinding" -}}
+{{- $name := include "catalog-gateway.componentName" . }}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $name }}
+  labels:
+    {{- include "catalog-gateway.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $name }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $name }}
+    namespace: {{ .root.Release.Namespace }}
+{{- end }}
+
+{{/*
+Service in front of a component's pods, targeting the container port named like the Service port.
+Call with (dict "root" $ "component" "redis" "port" 6379 "portName" "redis"), optionally with
+"type", "annotations" and "headless".
+*/}}
+{{- define "catalog-gateway.componentService" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "catalog-gateway.componentName" . }}
+  labels:
+    {{- include "catalog-gateway.labels" . | nindent 4 }}
+  {{- with .annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  {{- if .headless }}
+  # Headless: the name resolves straight to the pod (and gives a StatefulSet pod a stable name).
+  clusterIP: None
+  {{- else }}
+  type: {{ .type | default "ClusterIP" }}
+  {{- end }}
+  selector:
+    {{- include "catalog-gateway.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: {{ .portName | default "http" }}
+      port: {{ .port }}
+      targetPort: {{ .portName | default "http" }}
+      protocol: TCP
+{{- end }}
