@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { createCache } from './cache/create-cache.js';
+import { PRODUCT_LIST_TAG } from './cache/tags.js';
+import type { Config } from './config.js';
+import { Database } from './db/database.js';
+import { createApollo, graphqlRoute } from './graphql/route.js';
+import { healthRoutes } from './health/routes.js';
+import { formatValidationError, installErrorHandler } from './http/error-handler.js';
+import { installOpenApi } from './http/openapi.js';
+import { installValidators } from './http/validators.js';
+import { installHttpMetrics } from './metrics/http-metrics.js';
+import { createMetrics, observePool } from './metrics/metrics.js';
+import { ProductPager } from './paging/product-pager.js';
+import { createRepositories } from './repository/index.js';
+import { productReadRoutes } from './rest/product-read-routes.js';
+import { productWriteRoutes } from './rest/product-write-routes.js';
+import type { Services } from './services.js';
+import { ProductWrites } from './writes/product-writes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The gateway's long-lived parts, for tests and tools that drive it in-process. */
+    services: Services;
+  }
+}
+
+export interface AppDependencies {
+  logger?: Logger;
+}
+
+/** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
+export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or start with --embedded)');
+  const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
+  const metrics = createMetrics();
+  const db = new Database({
+    url: config.DATABASE_URL,
+    poolMax: config.DB_POOL_MAX,
+    acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    logger,
+  });
+  observePool(metrics, db.pool);
+  const repositories = createRepositories(db);
+  const pager = new ProductPager(repositories.products);
+  const { cache, connections } = createCache(config, metrics, logger);
+  // Ids added or removed anywhere (this replica or another) move every position after them.
+  cache.onInvalidate((tags) => {
+    if (tags.includes(PRODUCT_LIST_TAG)) pager.reset();
+  });
+  const services: Services = {
+    config,
+    db,
+    repositories,
+    pager,
+    cache,
+    writes: new ProductWrites(repositories.products, cache),
+    metrics,
+  };
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    schemaErrorFormatter: formatValidationError,
+  });
+  app.decorate('services', services);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installValidators(app);
+  installErrorHandler(app);
+  installHttpMetrics(app, metrics);
+  await installOpenApi(app);
+
+  const apollo = await createApollo(services);
+  await app.register(healthRoutes(db));
+  await app.register(productReadRoutes(services));
+  await app.register(productWriteRoutes(services));
+  await app.register(graphqlRoute(services, apollo));
+
+  app.addHook('onClose', async () => {
+    await apollo.stop();
+    await db.close();
+    await Promise.allSettled(connections.map((connection) => connection.quit()));
+  });
+  return app;
+}

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { MemoryStore } from './memory-store.js';
+import { connectRedis } from './redis-connection.js';
+import { RedisStore } from './redis-store.js';
+import { ResponseCache } from './response-cache.js';
+
+/** The response cache as configured: in-process only, or in-process in front of shared Redis. */
+export function createCache(config: Config, metrics: Metrics, logger: Logger): { cache: ResponseCache; connections: Redis[] } {
+  const memory = new MemoryStore(config.CACHE_MAX_ENTRIES);
+  if (!config.REDIS_URL) {
+    return { cache: new ResponseCache({ ttlSeconds: config.CACHE_TTL_SECONDS, memory, metrics, logger }), connections: [] };
+  }
+  const client = connectRedis(config.REDIS_URL, logger, 'cache');
+  const subscriber = connectRedis(config.REDIS_URL, logger, 'invalidation subscriber');
+  const cache = new ResponseCache({
+    ttlSeconds: config.CACHE_TTL_SECONDS,
+    memory,
+    redis: { store: new RedisStore(client), subscriber },
+    metrics,
+    logger,
+  });
+  return { cache, connections: [client, subscriber] };
+}

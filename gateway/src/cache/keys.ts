@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+
+/** REST GETs are keyed by their exact path and query string. */
+export const restCacheKey = (url: string): string => `rest:${url}`;
+
+/** GraphQL queries are keyed by document, operation and variables. */
+export function graphqlCacheKey(query: string, operationName: unknown, variables: unknown): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([query, operationName ?? null, variables ?? null]))
+    .digest('base64url');
+  return `gql:${digest}`;
+}
+
+/** Redis key of a response: hashed so arbitrary URLs make bounded keys. */
+export const redisResponseKey = (key: string): string =>
+  `catalog:response:${createHash('sha1').update(key).digest('base64url')}`;
+
+export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
+
+/** Pub/sub channel on which every replica hears which tags a write invalidated. */
+export const INVALIDATION_CHANNEL = 'catalog:invalidations';

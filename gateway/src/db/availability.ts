@@ -1,0 +1,37 @@
+import { ServiceUnavailableError } from '../errors.js';
+
+// SQLSTATEs that mean "the database cannot serve right now", not "the query is wrong".
+const UNAVAILABLE_SQLSTATES = new Set([
+  '53300', // too_many_connections
+  '57014', // query_canceled (statement_timeout)
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up / shutting down)
+  '3D000', // database does not exist (yet)
+  '42P01', // undefined_table: the catalog has not been loaded
+]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/**
+ * Turns errors caused by Postgres being down, slow or saturated into a 503 the client can retry;
+ * anything else (a bug) is returned unchanged so it surfaces as a 500.
+ */
+export function toAvailabilityError(error: unknown, acquireTimeoutMs: number): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  if (error.message.includes('timeout exceeded when trying to connect')) {
+    return new ServiceUnavailableError(
+      `database busy: no connection became free within ${acquireTimeoutMs} ms`,
+      1,
+      { cause: error },
+    );
+  }
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) {
+    const reason = code === '57014' ? 'database statement timed out' : 'database unavailable';
+    return new ServiceUnavailableError(reason, code === '57014' ? 1 : 2, { cause: error });
+  }
+  if (/Connection terminated|connection ended|Client has encountered a connection error/i.test(error.message)) {
+    return new ServiceUnavailableError('database unavailable', 2, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,70 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { toAvailabilityError } from './availability.js';
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  logger: Logger;
+}
+
+const INT8_OID = 20;
+
+// Catalog ids are bigint columns but JSON numbers on the wire; refuse loudly rather than round.
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} does not fit a JSON number`);
+  return value;
+}
+
+const typeOverrides = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * The one way the gateway talks to Postgres: a bounded pool whose waits, statements and idle
+ * transactions all time out, and whose availability failures become 503s. Every statement sent
+ * is announced on `statements` (metrics and tests count them).
+ */
+export class Database {
+  readonly pool: pg.Pool;
+  readonly statements = new EventEmitter<{ statement: [text: string] }>();
+
+  constructor(private readonly options: DatabaseOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax,
+      connectionTimeoutMillis: options.acquireTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: options.statementTimeoutMs,
+      idle_in_transaction_session_timeout: options.statementTimeoutMs * 2,
+      // Client-side backstop in case the server stops answering altogether.
+      query_timeout: options.statementTimeoutMs + 1_000,
+      application_name: 'catalog-gateway',
+      keepAlive: true,
+      types: typeOverrides,
+    });
+    // An idle client losing its server must not crash the process; the pool drops it.
+    this.pool.on('error', (error) =>
+      options.logger.warn({ code: (error as { code?: string }).code, reason: error.message }, 'idle database client failed'),
+    );
+  }
+
+  async query<Row>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
+    this.statements.emit('statement', text);
+    try {
+      const result = await this.pool.query(text, values as unknown[]);
+      return result.rows as Row[];
+    } catch (error) {
+      throw toAvailabilityError(error, this.options.acquireTimeoutMs);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,1 +1,0 @@
-export const SERVICE_NAME = 'catalog-gateway';

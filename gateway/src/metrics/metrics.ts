@@ -1,0 +1,88 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type pg from 'pg';
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
+
+/**
+ * Every metric the gateway exposes, in its own registry (tests run several gateways in one
+ * process). Names and labels are a contract with the dashboards, alert rules and k6 checks.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'catalog_http_requests_total',
+      help: 'HTTP requests by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'catalog_http_request_duration_seconds',
+      help: 'HTTP request duration by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    graphqlOperations: new Counter({
+      name: 'catalog_graphql_operations_total',
+      help: 'GraphQL operations by name, type and outcome (success|error)',
+      labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
+      registers,
+    }),
+    graphqlDuration: new Histogram({
+      name: 'catalog_graphql_operation_duration_seconds',
+      help: 'GraphQL operation duration by name and type',
+      labelNames: ['operation_name', 'operation_type'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    cacheLookups: new Counter({
+      name: 'catalog_cache_lookups_total',
+      help: 'Response cache lookups by backend (redis|memory) and result (hit|miss)',
+      labelNames: ['backend', 'result'] as const,
+      registers,
+    }),
+    cacheErrors: new Counter({
+      name: 'catalog_cache_errors_total',
+      help: 'Response cache operations that failed (Redis down or slow) and were served without the cache',
+      labelNames: ['backend', 'operation'] as const,
+      registers,
+    }),
+    dataloaderBatchSize: new Histogram({
+      name: 'catalog_dataloader_batch_size',
+      help: 'Keys per DataLoader batch, by loader',
+      labelNames: ['loader'] as const,
+      buckets: BATCH_SIZE_BUCKETS,
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Pool gauges read the pool's own counters at scrape time. */
+export function observePool(metrics: Metrics, pool: pg.Pool): void {
+  new Gauge({
+    name: 'catalog_db_pool_clients',
+    help: 'Postgres pool clients by state (total|idle|in_use)',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+    collect() {
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+    },
+  });
+  new Gauge({
+    name: 'catalog_db_pool_waiting_requests',
+    help: 'Requests waiting for a Postgres pool client',
+    registers: [metrics.registry],
+    collect() {
+      this.set(pool.waitingCount);
+    },
+  });
+}

@@ -1,0 +1,114 @@
+// JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
+// and compile the response serialisers, whose property order is the legacy key order.
+
+const nullableString = { type: ['string', 'null'] } as const;
+const price = { type: ['string', 'null'], description: 'decimal with two places, e.g. "140.00"' } as const;
+
+export const productIdParams = {
+  type: 'object',
+  required: ['product_id'],
+  properties: {
+    product_id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'product id, a positive integer' },
+  },
+} as const;
+
+export const pageQuery = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1, maximum: 100_000_000, default: 1 },
+    count: { type: 'integer', minimum: 1, maximum: 100, default: 5 },
+  },
+} as const;
+
+const productProperties = {
+  id: { type: 'integer' },
+  campus: { type: 'string' },
+  name: { type: 'string' },
+  slogan: nullableString,
+  description: nullableString,
+  category: nullableString,
+  default_price: price,
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+} as const;
+
+export const productSchema = { type: 'object', properties: productProperties } as const;
+
+export const productWithFeaturesSchema = {
+  type: 'object',
+  properties: {
+    ...productProperties,
+    features: {
+      type: 'array',
+      items: { type: 'object', properties: { feature: { type: 'string' }, value: nullableString } },
+    },
+  },
+} as const;
+
+export const stylesSchema = {
+  type: 'object',
+  properties: {
+    product_id: { type: 'string' },
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          style_id: { type: 'integer' },
+          name: { type: 'string' },
+          original_price: price,
+          sale_price: price,
+          'default?': { type: 'boolean' },
+          photos: {
+            type: 'array',
+            items: { type: 'object', properties: { thumbnail_url: nullableString, url: nullableString } },
+          },
+          skus: {
+            type: 'object',
+            description: 'keyed by sku id',
+            additionalProperties: {
+              type: 'object',
+              properties: { quantity: { type: ['integer', 'null'] }, size: nullableString },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const relatedSchema = { type: 'array', items: { type: 'integer' } } as const;
+
+const writableProductProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 1_000 },
+  slogan: { type: ['string', 'null'], maxLength: 10_000 },
+  description: { type: ['string', 'null'], maxLength: 100_000 },
+  category: { type: ['string', 'null'], maxLength: 1_000 },
+  default_price: {
+    anyOf: [
+      { type: 'string', pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' },
+      { type: 'number', minimum: 0, maximum: 9_999_999_999.99 },
+      { type: 'null' },
+    ],
+    description: 'price, e.g. "140.00" or 140',
+  },
+} as const;
+
+export const createProductBody = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: writableProductProperties,
+} as const;
+
+export const updateProductBody = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: writableProductProperties,
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' } },
+} as const;

@@ -1,0 +1,34 @@
+import type { ResponseCache } from './cache/response-cache.js';
+import { ResponseTags } from './cache/tags.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { createLoaders, type Loaders } from './loaders/index.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { ProductPager } from './paging/product-pager.js';
+import type { Repositories } from './repository/index.js';
+import type { ProductWrites } from './writes/product-writes.js';
+
+/** The long-lived parts every route and resolver works with. */
+export interface Services {
+  config: Config;
+  db: Database;
+  repositories: Repositories;
+  pager: ProductPager;
+  cache: ResponseCache;
+  writes: ProductWrites;
+  metrics: Metrics;
+}
+
+/** What one response is built with: fresh DataLoaders and the tags they collect. */
+export interface RequestScope {
+  tags: ResponseTags;
+  loaders: Loaders;
+}
+
+export function createRequestScope(services: Services): RequestScope {
+  const tags = new ResponseTags();
+  const loaders = createLoaders(services.repositories, tags, (loader, size) =>
+    services.metrics.dataloaderBatchSize.observe({ loader }, size),
+  );
+  return { tags, loaders };
+}
