@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/loader-job';
+import { readFile } from 'node:fs/promises';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createTestDatabase } from '../../../scripts/test/postgres.js';
+
+export const WRITE_TOKEN = 'test-write-token-0123456789';
+
+/** Runs `work` with a connected client on `databaseUrl`. */
+export async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the serving schema (tables, keys, indexes) in `databaseUrl`, then runs `seedSql`. */
+export async function createCatalog(databaseUrl: string, seedSql = ''): Promise<void> {
+  await withClient(databaseUrl, async (client) => {
+    await client.query('BEGIN');
+    await createCatalogSchema(client, SERVING_SCHEMA, { withConstraints: true });
+    await client.query('COMMIT');
+    if (seedSql) await client.query(seedSql);
+  });
+}
+
+/** A fresh database on the suite's Postgres holding the hand-made fixture catalog. */
+export async function createFixtureDatabase(): Promise<string> {
+  const databaseUrl = await createTestDatabase('gateway');
+  await createCatalog(databaseUrl, await readFile(new URL('../fixtures/seed.sql', import.meta.url), 'utf8'));
+  return databaseUrl;
+}
+
+/** A gateway built in-process on `databaseUrl` (not listening; use `inject`). */
+export async function startGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', WRITE_TOKEN, ...env });
+  const app = await buildApp(config);
+  await app.ready();
+  return app;
+}
+
+/** Counts the SQL statements the gateway sends while `work` runs. */
+export async function countStatements(app: FastifyInstance, work: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const record = (text: string) => statements.push(text);
+  app.services.db.statements.on('statement', record);
+  try {
+    await work();
+  } finally {
+    app.services.db.statements.off('statement', record);
+  }
+  return statements;
+}
+
+export const authorized = { authorization: `Bearer ${WRITE_TOKEN}` };
+
+export function graphql(app: FastifyInstance, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify({ query, variables }),
+  });
+}
