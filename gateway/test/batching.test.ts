@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase } from '../../scripts/test/postgres.js';
+import { countStatements, createCatalog, graphql, startGateway } from './support/gateway.js';
+import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+
+// Product 1 is tiny (1 style, 1 related product); product 2 is huge (40 styles with 6 photos
+// and 8 skus each, 30 related products that have styles of their own).
+const SEED = `
+SET search_path TO catalog;
+INSERT INTO products (id, name, default_price) SELECT g, 'Product ' || g, 10 FROM generate_series(1, 40) g;
+INSERT INTO features (product_id, feature, value) SELECT p, 'Feature ' || f, 'v' FROM generate_series(1, 40) p, generate_series(1, 3) f;
+INSERT INTO styles (id, product_id, name, original_price) VALUES (1, 1, 'Only style', 10);
+INSERT INTO styles (id, product_id, name, original_price) SELECT 100 + g, 2, 'Style ' || g, 10 FROM generate_series(1, 40) g;
+INSERT INTO styles (id, product_id, name, original_price) SELECT 1000 + g, g, 'Other style', 10 FROM generate_series(3, 40) g;
+INSERT INTO photos (style_id, url, thumbnail_url) SELECT s.id, 'u', 't' FROM styles s, generate_series(1, 6);
+INSERT INTO skus (style_id, size, quantity) SELECT s.id, 'M', 1 FROM styles s, generate_series(1, 8);
+INSERT INTO related (product_id, related_product_id) VALUES (1, 2);
+INSERT INTO related (product_id, related_product_id) SELECT 2, g FROM generate_series(3, 32) g;
+`;
+
+// products; features, styles, related ids; photos, skus, related products.
+const STATEMENTS_PER_PRODUCT_PAGE = 7;
+
+describe('DataLoader batching', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    const databaseUrl = await createTestDatabase('batching');
+    await createCatalog(databaseUrl, SEED);
+    // No response cache (every request must reach the database) and room for big list queries.
+    app = await startGateway(databaseUrl, { CACHE_TTL_SECONDS: '0', GRAPHQL_MAX_COMPLEXITY: '100000' });
+  });
+  after(() => app.close());
+
+  it('costs the same few statements for a tiny and a huge product page', async () => {
+    for (const id of ['1', '2']) {
+      let body: { data: { product: { styles: unknown[]; related: unknown[] } } } | undefined;
+      const statements = await countStatements(app, async () => {
+        body = (await graphql(app, PRODUCT_PAGE_QUERY, { id })).json();
+      });
+      assert.equal(statements.length, STATEMENTS_PER_PRODUCT_PAGE, `product ${id}:\n${statements.join('\n')}`);
+      if (id === '2') {
+        assert.equal(body!.data.product.styles.length, 40);
+        assert.equal(body!.data.product.related.length, 30);
+      }
+    }
+  });
+
+  it('fetches one level of a 30-product list with one statement per relation', async () => {
+    const query = '{ products(count: 30) { id styles { id photos { url } skus { id } } features { value } relatedIds } }';
+    const statements = await countStatements(app, async () => {
+      const response = await graphql(app, query);
+      assert.equal(response.json().data.products.length, 30);
+    });
+    // products page; styles, features, related ids; photos, skus
+    assert.equal(statements.length, 6, statements.join('\n'));
+  });
+
+  it('serves the REST styles route with one statement per relation', async () => {
+    const statements = await countStatements(app, async () => {
+      const response = await app.inject({ method: 'GET', url: '/products/2/styles' });
+      assert.equal(response.json().results.length, 40);
+    });
+    // product (existence), styles; photos, skus
+    assert.equal(statements.length, 4, statements.join('\n'));
+  });
+
+  it('records DataLoader batch sizes per loader', async () => {
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /catalog_dataloader_batch_size_bucket\{le="50",loader="photos"\} \d+/);
+    assert.match(metrics, /catalog_dataloader_batch_size_count\{loader="product"\} \d+/);
+  });
+});

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
+import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+
+describe('GraphQL over the fixture catalog', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await startGateway(await createFixtureDatabase());
+  });
+  after(() => app.close());
+
+  it('answers the product page query with the whole expected body', async () => {
+    const response = await graphql(app, PRODUCT_PAGE_QUERY, { id: '1' });
+    assert.equal(response.statusCode, 200);
+    const expected = JSON.parse(await readFile(new URL('fixtures/graphql-product-page-1.json', import.meta.url), 'utf8'));
+    assert.equal(response.body, `${JSON.stringify(expected)}\n`); // Apollo ends bodies with a newline
+  });
+
+  it('returns null for an unknown product', async () => {
+    const response = await graphql(app, '{ product(id: 4) { id name } }');
+    assert.deepEqual(response.json(), { data: { product: null } });
+  });
+
+  it('pages products like the REST list', async () => {
+    const response = await graphql(app, '{ products(page: 2, count: 2) { id name } }');
+    assert.deepEqual(response.json(), {
+      data: { products: [{ id: '3', name: 'Morning Joggers' }, { id: '5', name: 'Heir Force Ones' }] },
+    });
+  });
+
+  it('walks the cursor connection to the end with opaque cursors', async () => {
+    const seen: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    for (;;) {
+      const response = await graphql(
+        app,
+        'query Walk($after: String) { productsConnection(first: 3, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } }',
+        { after },
+      );
+      const connection = response.json().data.productsConnection;
+      pages += 1;
+      seen.push(...connection.edges.map((edge: { node: { id: string } }) => edge.node.id));
+      assert.equal(connection.pageInfo.hasPreviousPage, after !== null);
+      for (const edge of connection.edges) assert.doesNotMatch(edge.cursor, /^\d+$/, 'cursors are opaque');
+      if (!connection.pageInfo.hasNextPage) break;
+      after = connection.pageInfo.endCursor;
+    }
+    assert.deepEqual(seen, ['1', '2', '3', '5']);
+    assert.equal(pages, 2);
+  });
+
+  it('rejects bad arguments with 400 naming them', async () => {
+    const cases = [
+      ['{ product(id: "abc") { id } }', /id must be a positive integer/],
+      ['{ product(id: "-3") { id } }', /id must be a positive integer/],
+      ['{ product(id: "99999999999999999999") { id } }', /id must be a positive integer/],
+      ['{ products(count: 101) { id } }', /count must be an integer from 1 to 100/],
+      ['{ products(page: 0) { id } }', /page must be an integer from 1/],
+      ['{ productsConnection(first: 0) { nodes { id } } }', /first must be an integer from 1 to 100/],
+      ['{ productsConnection(after: "bm90LWEtY3Vyc29y") { nodes { id } } }', /after: .* is not a cursor/],
+      ['{ product(id: 1) { nope } }', /Cannot query field "nope"/],
+      ['{ product(id: 1) { id ', /Syntax Error/],
+    ] as const;
+    for (const [query, message] of cases) {
+      const response = await graphql(app, query);
+      assert.equal(response.statusCode, 400, `${query}: ${response.body}`);
+      assert.match(response.json().errors[0].message, message, query);
+    }
+  });
+
+  it('rejects queries over the depth and complexity limits with 400 before touching the database', async () => {
+    const deep = '{ product(id: 1) { related { related { related { related { related { related { related { id } } } } } } } } }';
+    const costly = '{ products(count: 100) { styles { photos { url } skus { id size } } } }';
+    const statements = await countStatements(app, async () => {
+      const tooDeep = await graphql(app, deep);
+      assert.equal(tooDeep.statusCode, 400);
+      assert.match(tooDeep.json().errors[0].message, /depth limit of 8 exceeded, found 9/);
+
+      const tooCostly = await graphql(app, costly);
+      assert.equal(tooCostly.statusCode, 400);
+      assert.match(tooCostly.json().errors[0].message, /query complexity \d+ exceeds the limit of 1000/);
+    });
+    assert.deepEqual(statements, []);
+  });
+
+  it('refuses mutations without the bearer token (401) and runs them with it', async () => {
+    const create = 'mutation { createProduct(input: { name: "Sky Hat", defaultPrice: "12.5" }) { id name defaultPrice } }';
+    const refused = await graphql(app, create);
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.json().errors[0].extensions.code, 'UNAUTHENTICATED');
+    const wrongToken = await graphql(app, create, undefined, { authorization: 'Bearer not-the-token' });
+    assert.equal(wrongToken.statusCode, 401);
+
+    const created = (await graphql(app, create, undefined, authorized)).json().data.createProduct;
+    assert.deepEqual({ ...created, id: undefined }, { id: undefined, name: 'Sky Hat', defaultPrice: '12.50' });
+
+    const updated = await graphql(
+      app,
+      'mutation Rename($id: ID!) { updateProduct(id: $id, input: { slogan: "Top it off" }) { id slogan createdAt updatedAt } }',
+      { id: created.id },
+      authorized,
+    );
+    const product = updated.json().data.updateProduct;
+    assert.equal(product.slogan, 'Top it off');
+    assert.ok(product.updatedAt >= product.createdAt);
+
+    const badPrice = await graphql(app, 'mutation { updateProduct(id: 1, input: { defaultPrice: "cheap" }) { id } }', undefined, authorized);
+    assert.equal(badPrice.statusCode, 400);
+    assert.match(badPrice.json().errors[0].message, /defaultPrice/);
+
+    const deleted = await graphql(app, `mutation { deleteProduct(id: ${created.id}) }`, undefined, authorized);
+    assert.deepEqual(deleted.json(), { data: { deleteProduct: true } });
+    const again = await graphql(app, `mutation { deleteProduct(id: ${created.id}) }`, undefined, authorized);
+    assert.deepEqual(again.json(), { data: { deleteProduct: false } });
+    const missing = await graphql(app, 'mutation { updateProduct(id: 4, input: { name: "x" }) { id } }', undefined, authorized);
+    assert.deepEqual(missing.json(), { data: { updateProduct: null } });
+  });
+
+  it('counts operations by name, type and outcome in /metrics', async () => {
+    await graphql(app, 'query Named { product(id: 2) { id } }');
+    await graphql(app, 'query Named { product(id: 2) { id } }'); // cache hit, still counted
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /catalog_graphql_operations_total\{operation_name="Named",operation_type="query",outcome="success"\} 2/);
+    assert.match(metrics, /catalog_graphql_operations_total\{operation_name="anonymous",operation_type="mutation",outcome="error"\} \d+/);
+    assert.match(metrics, /catalog_graphql_operation_duration_seconds_bucket\{le="0.001",operation_name="Named",operation_type="query"\}/);
+    assert.match(metrics, /catalog_http_requests_total\{method="POST",route="\/graphql",status_code="200"\} \d+/);
+  });
+});
