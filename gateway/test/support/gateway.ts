@@ -67,3 +67,19 @@ export function graphql(app: FastifyInstance, query: string, variables?: Record<
     payload: JSON.stringify({ query, variables }),
   });
 }
+
+/** The suite's Redis, on a database number of the caller's own so cached bodies never mix. */
+export function testRedisUrl(database: number): string {
+  const url = process.env.TEST_REDIS_URL;
+  if (!url) throw new Error('TEST_REDIS_URL is not set: run the tests with `npm test`, which starts Redis');
+  return `${url}/${database}`;
+}
+
+/** Retries `probe` until it returns true (a bounded number of times), for effects that arrive asynchronously. */
+export async function eventually(what: string, probe: () => Promise<boolean>, attempts = 100): Promise<void> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import {
+  authorized,
+  countStatements,
+  createFixtureDatabase,
+  eventually,
+  graphql,
+  startGateway,
+  testRedisUrl,
+} from './support/gateway.js';
+import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+
+describe('response cache shared through Redis by two gateway replicas', () => {
+  let first: FastifyInstance;
+  let second: FastifyInstance;
+  before(async () => {
+    const databaseUrl = await createFixtureDatabase();
+    const env = { REDIS_URL: testRedisUrl(1) };
+    [first, second] = await Promise.all([startGateway(databaseUrl, env), startGateway(databaseUrl, env)]);
+  });
+  after(() => Promise.all([first.close(), second.close()]));
+
+  const get = (app: FastifyInstance, url: string) => app.inject({ method: 'GET', url });
+
+  it('serves a response cached by one replica to the other without touching Postgres', async () => {
+    const original = await get(first, '/products/1');
+    const statements = await countStatements(second, async () => {
+      const copy = await get(second, '/products/1');
+      assert.equal(copy.body, original.body);
+    });
+    assert.deepEqual(statements, []);
+    const metrics = (await get(second, '/metrics')).body;
+    assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
+  });
+
+  it('evicts exactly the responses built from a product when another replica writes it', async () => {
+    const urls = ['/products/1', '/products/1/styles', '/products/2/related', '/products/5/styles', '/products/3', '/products?page=1&count=2'];
+    for (const url of urls) await get(first, url);
+    const cachedPage = await graphql(first, PRODUCT_PAGE_QUERY, { id: '5' }); // lists product 1 as related
+    assert.equal(cachedPage.statusCode, 200);
+
+    const update = await second.inject({ method: 'PUT', url: '/products/1', headers: authorized, payload: { name: 'Camo Onesie II' } });
+    assert.equal(update.statusCode, 200);
+    assert.equal(update.json().name, 'Camo Onesie II');
+
+    // The first replica hears of the write through Redis pub/sub and drops its in-process copies.
+    await eventually('first replica sees the new name', async () => (await get(first, '/products/1')).json().name === 'Camo Onesie II');
+    const product5Page = (await graphql(first, PRODUCT_PAGE_QUERY, { id: '5' })).json();
+    assert.equal(product5Page.data.product.related[0].name, 'Camo Onesie II');
+
+    // Responses that contain product 1 were rebuilt; those that do not are still cached.
+    for (const [url, touchesProduct1] of [
+      ['/products/1/styles', true],
+      ['/products/2/related', true],
+      ['/products?page=1&count=2', true],
+      ['/products/5/styles', false],
+      ['/products/3', false],
+    ] as const) {
+      const statements = await countStatements(first, () => get(first, url));
+      assert.equal(statements.length > 0, touchesProduct1, `${url}: ${statements.length} statements`);
+    }
+  });
+
+  it('evicts list pages when a product is created or deleted', async () => {
+    const before = (await get(first, '/products?page=1&count=100')).json() as { id: number }[];
+    const created = await second.inject({ method: 'POST', url: '/products', headers: authorized, payload: { name: 'New', default_price: '5' } });
+    assert.equal(created.statusCode, 201);
+    const id = created.json().id as number;
+    await eventually('new product listed', async () =>
+      ((await get(first, '/products?page=1&count=100')).json() as { id: number }[]).some((product) => product.id === id),
+    );
+    const removed = await second.inject({ method: 'DELETE', url: `/products/${id}`, headers: authorized });
+    assert.equal(removed.statusCode, 204);
+    await eventually('deleted product gone from the list', async () =>
+      ((await get(first, '/products?page=1&count=100')).json() as { id: number }[]).length === before.length,
+    );
+    await eventually('deleted product is 404', async () => (await get(first, `/products/${id}`)).statusCode === 404);
+  });
+
+  it('never caches mutations: repeating one runs it again', async () => {
+    const mutation = 'mutation { updateProduct(id: 3, input: { category: "Trousers" }) { updatedAt } }';
+    const firstRun = (await graphql(first, mutation, undefined, authorized)).json().data.updateProduct.updatedAt;
+    const statements = await countStatements(first, () => graphql(first, mutation, undefined, authorized));
+    assert.equal(statements.length, 1);
+    assert.ok(firstRun);
+  });
+});
+
+describe('single-flight', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    app = await startGateway(await createFixtureDatabase(), { REDIS_URL: testRedisUrl(2) });
+  });
+  after(() => app.close());
+
+  it('answers a burst of identical REST misses with one database trip', async () => {
+    const statements = await countStatements(app, async () => {
+      const responses = await Promise.all(Array.from({ length: 25 }, () => app.inject({ method: 'GET', url: '/products/1/styles' })));
+      assert.ok(responses.every((response) => response.statusCode === 200 && response.body === responses[0]!.body));
+    });
+    // product, styles, photos, skus: once, not 25 times.
+    assert.equal(statements.length, 4, statements.join('\n'));
+  });
+
+  it('answers a burst of identical GraphQL misses with one execution', async () => {
+    const statements = await countStatements(app, async () => {
+      const responses = await Promise.all(Array.from({ length: 25 }, () => graphql(app, PRODUCT_PAGE_QUERY, { id: '2' })));
+      assert.ok(responses.every((response) => response.statusCode === 200 && response.body === responses[0]!.body));
+    });
+    assert.equal(statements.length, 7, statements.join('\n'));
+  });
+});
