@@ -26,6 +26,16 @@ export async function createCatalogSchema(
   if (withConstraints) await client.query(await readSql('constraints.sql'));
 }
 
+/** The statements of constraints.sql, one per entry (comments dropped). */
+export async function readConstraintStatements(): Promise<string[]> {
+  const sql = await readSql('constraints.sql');
+  return sql
+    .replace(/--.*$/gm, '')
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '');
+}
+
 /** Builds the keys and indexes of constraints.sql over tables already filled in `schemaName`. */
 export async function addCatalogConstraints(client: ClientBase, schemaName: string): Promise<void> {
   await client.query('BEGIN');

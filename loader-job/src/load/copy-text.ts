@@ -1,11 +1,10 @@
-/** COPY's text format marks NULL with this token. */
-export const COPY_NULL = '\\N';
+/** The NULL marker of the loader's COPY (CSV format): bare `null`, as the export writes it. */
+export const COPY_NULL = 'null';
 
-const SPECIAL = /[\\\n\r\t]/;
-const SPECIAL_GLOBAL = /[\\\n\r\t]/g;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** COPY options that read both the export's own lines and the loader's re-rendered ones. */
+export const COPY_OPTIONS = `FORMAT csv, NULL '${COPY_NULL}'`;
 
-/** Escapes a value for COPY … FROM STDIN in text format (cheaper for Postgres to parse than CSV). */
-export function copyText(value: string): string {
-  return SPECIAL.test(value) ? value.replace(SPECIAL_GLOBAL, (char) => ESCAPES[char]!) : value;
+/** A text value as a CSV field; always quoted, so a text "null" is never read as NULL. */
+export function csvText(value: string): string {
+  return `"${value.replaceAll('"', '""')}"`;
 }

@@ -9,7 +9,8 @@ import { loadFile } from './load-file.js';
 import type { FileLoadReport, LoadReport } from './load-report.js';
 import { createLoadProgress, type LoadProgress } from './progress.js';
 import { RejectsWriter } from './rejects-writer.js';
-import { createBuildSchema, dropLeftoverSchemas, finishBuildSchema, swapIntoService, takeLoaderLock } from './schema-swap.js';
+import { ConstraintBuilder } from './constraint-builder.js';
+import { createBuildSchema, dropLeftoverSchemas, prepareForService, swapIntoService, takeLoaderLock } from './schema-swap.js';
 
 export interface LoadCatalogOptions {
   readonly databaseUrl: string;
@@ -43,6 +44,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
   const rejects = new RejectsWriter(rejectsFile);
   const progress = createLoadProgress(logger, options.progressBars ?? false);
   let buildSchema: string | undefined;
+  let constraints: ConstraintBuilder | undefined;
   try {
     await client.query(`SET maintenance_work_mem = '256MB'`);
     await client.query('SET synchronous_commit = off');
@@ -52,10 +54,12 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     buildSchema = await createBuildSchema(client);
     logger.info({ schema: buildSchema, dataDir: options.dataDir }, 'loading into a fresh schema');
 
-    const files = await copyFiles(client, buildSchema, options.dataDir, rejects, progress);
+    constraints = await ConstraintBuilder.open(options.databaseUrl, buildSchema);
+    const files = await copyFiles(client, buildSchema, options.dataDir, rejects, progress, constraints);
     const copiedAt = performance.now();
     refuseEmptyCatalog(files);
-    await finishBuildSchema(client, buildSchema);
+    await constraints.finish();
+    await prepareForService(client, buildSchema);
     const indexedAt = performance.now();
     await swapIntoService(client, buildSchema);
     const finishedAt = new Date();
@@ -86,9 +90,12 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
   } catch (error) {
     progress.stop();
     await rejects.close().catch(() => {});
+    await constraints?.close().catch(() => {});
+    constraints = undefined;
     if (buildSchema) await dropBuildSchema(client, buildSchema, logger);
     throw error;
   } finally {
+    await constraints?.close();
     await client.end();
   }
 }
@@ -99,11 +106,13 @@ async function copyFiles(
   dataDir: string,
   rejects: RejectsWriter,
   progress: LoadProgress,
+  constraints: ConstraintBuilder,
 ): Promise<FileLoadReport[]> {
   const loadedIds = new Map<TableName, IdSet>();
   const files: FileLoadReport[] = [];
   for (const spec of CATALOG_FILES) {
     files.push(await loadFile({ client, schema, spec, dataDir, loadedIds, rejects, progress }));
+    constraints.tableLoaded(spec.table);
   }
   return files;
 }

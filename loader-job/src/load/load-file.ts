@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
+import { COPY_OPTIONS } from './copy-text.js';
 import type { CatalogFileSpec, TableName } from '../catalog-files.js';
 import { splitCsvRecord } from './csv-record.js';
 import { HeaderError, resolveHeader } from './header.js';
@@ -58,7 +59,7 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
   const assembler = new RecordAssembler((fields) => converter!.plausible(fields), {
     record(fields, firstLine, lastLine, raw) {
       records.read++;
-      const converted = converter!.convert(fields);
+      const converted = converter!.convert(fields, raw);
       if (typeof converted === 'string') {
         copyChunk += converted;
         records.loaded++;
@@ -73,16 +74,9 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
     },
   });
 
-  const columns = spec.columns.map((column) => client.escapeIdentifier(column.column)).join(', ');
-  const copy = client.query(
-    copyFrom(`COPY ${client.escapeIdentifier(schema)}.${client.escapeIdentifier(spec.table)} (${columns}) FROM STDIN`),
-  );
-  const copyFailed = once(copy, 'error').then(([error]) => {
-    throw new Error(`COPY into ${spec.table} failed: ${(error as Error).message}`);
-  });
-  copyFailed.catch(() => {});
-
   const reader = new PhysicalLineReader(path);
+  let copy: CopyStreamQuery | undefined;
+  let copyFailed: Promise<never> | undefined;
   for await (const batch of reader.batches()) {
     for (let text of batch) {
       const number = ++lines.read;
@@ -90,15 +84,21 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
         text = text.slice(0, -1);
         tally(repairs, 'crlf line end');
       }
-      if (converter) assembler.line(text, number);
-      else converter = headerConverter(spec, text, ownIds, loadedIds, repairs, lines);
+      if (converter) {
+        assembler.line(text, number);
+        continue;
+      }
+      converter = headerConverter(spec, text, ownIds, loadedIds, repairs);
+      lines.header = 1;
+      copy = client.query(copyFrom(copyStatement(client, schema, spec, converter)));
+      copyFailed = failureOf(copy, spec);
     }
-    if (copyChunk.length > 0 && !copy.write(copyChunk)) await Promise.race([once(copy, 'drain'), copyFailed]);
+    if (copy && copyChunk.length > 0 && !copy.write(copyChunk)) await Promise.race([once(copy, 'drain'), copyFailed]);
     copyChunk = '';
     await rejects.flush();
     progress.advanced(reader.bytesRead, records.loaded);
   }
-  if (!converter) throw new HeaderError(`${spec.file} is empty: expected the header ${spec.header.join(',')}`);
+  if (!copy) throw new HeaderError(`${spec.file} is empty: expected the header ${spec.header.join(',')}`);
   assembler.end();
   copy.end(copyChunk);
   await Promise.race([finished(copy), copyFailed]);
@@ -128,11 +128,24 @@ function headerConverter(
   ownIds: IdSet,
   loadedIds: Map<TableName, IdSet>,
   repairs: Record<string, number>,
-  lines: { header: number },
 ): RowConverter {
   const header = splitCsvRecord(text);
   if (header.status !== 'complete') throw new HeaderError(`${spec.file}: the header line is not valid CSV`);
-  lines.header = 1;
   const positions = resolveHeader(spec, header.fields);
   return new RowConverter(spec, positions, ownIds, loadedIds, (kind) => tally(repairs, kind), header.fields.length);
+}
+
+function copyStatement(client: pg.ClientBase, schema: string, spec: CatalogFileSpec, converter: RowConverter): string {
+  const table = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(spec.table)}`;
+  const columns = converter.copyColumns.map((column) => client.escapeIdentifier(column)).join(', ');
+  return `COPY ${table} (${columns}) FROM STDIN WITH (${COPY_OPTIONS})`;
+}
+
+/** Rejects as soon as Postgres refuses the COPY, so no await on the stream hangs. */
+function failureOf(copy: CopyStreamQuery, spec: CatalogFileSpec): Promise<never> {
+  const failed = once(copy, 'error').then(([error]) => {
+    throw new Error(`COPY into ${spec.table} failed: ${(error as Error).message}`);
+  });
+  failed.catch(() => {});
+  return failed;
 }

@@ -22,7 +22,8 @@ export interface LoadReport {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly seconds: number;
-  /** Wall time of the phases: streaming the files, building keys and indexes, the swap. */
+  /** Wall time of the phases: streaming the files (keys and indexes build alongside), then
+   * waiting for the last keys/indexes plus statistics, then the swap. */
   readonly phases: { copySeconds: number; constraintsSeconds: number; swapSeconds: number };
   readonly files: FileLoadReport[];
   readonly totals: { linesRead: number; recordsLoaded: number; recordsRejected: number };

@@ -1,5 +1,6 @@
 import type { CatalogFileSpec, ColumnSpec, TableName } from '../catalog-files.js';
-import { COPY_NULL, copyText } from './copy-text.js';
+import { canonicalPositiveInteger, isCanonicalDecimal, isCanonicalText } from './canonical-values.js';
+import { COPY_NULL, csvText } from './copy-text.js';
 import type { IdSet } from './id-set.js';
 
 export type RepairKind = 'trimmed whitespace' | 'null literal' | 'empty extra columns';
@@ -37,13 +38,16 @@ function numberProblem(column: string, value: string): never {
 }
 
 /**
- * Checks one record of a file against its column specs and renders it as a COPY text line,
- * repairing what is safe (whitespace, literal `null`, empty trailing columns) and rejecting
- * the rest with a reason. Ids of rows it accepts are added to the file's id set, so the first
- * loaded row with an id wins and later ones are rejected as duplicates.
+ * Checks one record of a file against its column specs and turns it into a COPY (CSV) line:
+ * a record whose values are all canonical is sent exactly as read; otherwise it is repaired
+ * where that is safe (whitespace, literal `null`, empty trailing columns) and re-rendered, or
+ * rejected with a reason. Ids of accepted rows go into the file's id set, so the first loaded
+ * row with an id wins and later ones are rejected as duplicates.
  */
 export class RowConverter {
   private readonly expectedFields: number;
+  /** Spec column indexes in the order the file holds them: the COPY column order. */
+  private readonly fileOrder: number[];
 
   constructor(
     private readonly spec: CatalogFileSpec,
@@ -54,6 +58,12 @@ export class RowConverter {
     headerFieldCount: number,
   ) {
     this.expectedFields = headerFieldCount;
+    this.fileOrder = spec.columns.map((_, index) => index).sort((a, b) => positions[a]! - positions[b]!);
+  }
+
+  /** The table columns in file order, for the COPY column list. */
+  get copyColumns(): string[] {
+    return this.fileOrder.map((index) => this.spec.columns[index]!.column);
   }
 
   /** Whether a record has the header's field count, give or take empty trailing columns. */
@@ -62,7 +72,8 @@ export class RowConverter {
   }
 
   /** The COPY line for the record, or why it cannot load. */
-  convert(fields: string[]): string | Rejection {
+  convert(fields: string[], raw: string): string | Rejection {
+    if (fields.length === this.expectedFields && this.acceptedAsRead(fields, raw)) return `${raw}\n`;
     try {
       return this.render(fields);
     } catch (error) {
@@ -71,21 +82,58 @@ export class RowConverter {
     }
   }
 
-  private render(fields: string[]): string {
-    this.checkFieldCount(fields);
-    let line = '';
-    let id = 0;
+  /**
+   * Whether every value is already canonical, so the raw record can go to COPY unchanged
+   * (its id is then recorded). Anything unusual returns false for the careful path.
+   */
+  private acceptedAsRead(fields: readonly string[], raw: string): boolean {
     const { columns } = this.spec;
+    let id = -1;
     for (let index = 0; index < columns.length; index++) {
       const column = columns[index]!;
-      const value = this.cleaned(fields[this.positions[index]!]!);
-      const rendered = this.renderValue(column, value);
-      if (column.kind === 'id') id = Number(rendered);
-      line += index === 0 ? rendered : `\t${rendered}`;
+      const value = fields[this.positions[index]!]!;
+      switch (column.kind) {
+        case 'id':
+          id = canonicalPositiveInteger(value, 15);
+          if (id === -1 || this.ownIds.has(id)) return false;
+          break;
+        case 'reference': {
+          const parentId = canonicalPositiveInteger(value, 15);
+          if (parentId === -1 || !this.loadedIds.get(column.references!)!.has(parentId)) return false;
+          break;
+        }
+        case 'requiredText':
+          if (!isCanonicalText(value)) return false;
+          break;
+        case 'flag':
+          if (value !== '0' && value !== '1') return false;
+          break;
+        default:
+          if (value === 'null' ? raw.includes('"null"') : !this.canonicalNullable(column, value)) return false;
+      }
     }
+    this.ownIds.add(id);
+    return true;
+  }
+
+  private canonicalNullable(column: ColumnSpec, value: string): boolean {
+    if (column.kind === 'text') return isCanonicalText(value);
+    if (column.kind === 'price') return isCanonicalDecimal(value, 9);
+    const quantity = canonicalPositiveInteger(value, 10);
+    return (quantity !== -1 && quantity <= MAX_INT4) || value === '0';
+  }
+
+  private render(fields: string[]): string {
+    this.checkFieldCount(fields);
+    const rendered: string[] = [];
+    let id = 0;
+    this.spec.columns.forEach((column, index) => {
+      rendered[index] = this.renderValue(column, this.cleaned(fields[this.positions[index]!]!));
+      if (column.kind === 'id') id = Number(rendered[index]);
+    });
     if (this.ownIds.has(id)) reject('duplicate id', `id ${id} was already loaded from an earlier line`);
     this.ownIds.add(id);
-    return `${line}\n`;
+    return `${this.fileOrder.map((index) => rendered[index]).join(',')}\n`;
   }
 
   private checkFieldCount(fields: readonly string[]): void {
@@ -160,6 +208,6 @@ export class RowConverter {
 
   private renderText(name: string, value: string): string {
     if (value.indexOf('\u0000') !== -1) reject('invalid character', `${name} contains a NUL byte`);
-    return copyText(value);
+    return csvText(value);
   }
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { CATALOG_FILES } from '../catalog-files.js';
-import { SERVING_SCHEMA, addCatalogConstraints, createCatalogSchema } from '../schema.js';
+import { SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
 
 /** Held for a whole load so two loaders never build or swap at the same time. */
 const LOADER_LOCK_KEY = 0x6361_7461; // "cata"
@@ -32,12 +32,10 @@ export async function createBuildSchema(client: pg.ClientBase): Promise<string> 
 }
 
 /**
- * Makes the build schema ready to serve: keys and indexes (which also prove referential
- * integrity), identity sequences moved past the loaded ids so the gateway's inserts don't
- * collide, and planner statistics.
+ * Makes the (keyed and indexed) build schema ready to serve: identity sequences moved past the
+ * loaded ids so the gateway's inserts don't collide, and planner statistics.
  */
-export async function finishBuildSchema(client: pg.ClientBase, schema: string): Promise<void> {
-  await addCatalogConstraints(client, schema);
+export async function prepareForService(client: pg.ClientBase, schema: string): Promise<void> {
   for (const { table } of CATALOG_FILES) {
     const qualified = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table)}`;
     // An empty table keeps its fresh sequence (no row, so no setval).
