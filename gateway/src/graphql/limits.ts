@@ -42,13 +42,19 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          const cost = getComplexity({
-            schema,
-            query: document,
-            variables: request.variables ?? {},
-            operationName: request.operationName ?? undefined,
-            estimators: [estimateCost],
-          });
+          let cost: number;
+          try {
+            cost = getComplexity({
+              schema,
+              query: document,
+              variables: request.variables ?? {},
+              operationName: request.operationName ?? undefined,
+              estimators: [estimateCost],
+            });
+          } catch {
+            // Unusable variables: execution rejects them next with a 400 naming the variable.
+            return;
+          }
           if (cost > maxComplexity) {
             throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${maxComplexity}`, {
               extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },

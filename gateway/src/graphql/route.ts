@@ -49,6 +49,10 @@ export function graphqlRoute(services: Services, apollo: ApolloServer<GraphQLCon
       const body = (request.body ?? {}) as GraphQLBody;
       const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
       const operation = typeof body.query === 'string' ? operationOf(body.query, operationName) : undefined;
+      if (operation?.type === 'subscription') {
+        const error = { message: 'subscriptions are not supported: use query or mutation', extensions: { code: 'BAD_REQUEST' } };
+        return reply.code(400).send({ errors: [error] });
+      }
       let executed = false;
 
       const execute = async (): Promise<ComputedResponse> => {
