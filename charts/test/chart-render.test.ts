@@ -240,7 +240,7 @@ describe('what the value sets render', () => {
     await runOk('mkdir', ['-p', dir]);
     writeFileSync(join(dir, 'rules.yml'), rules);
     writeFileSync(join(dir, 'prometheus.yml'), JSON.stringify({ ...config, rule_files: ['rules.yml'] }));
-    const output = await runOk(requireTool('promtool', 'prometheus'), ['check', 'config', join(dir, 'prometheus.yml')]);
+    const output = await runOk(requireTool('promtool'), ['check', 'config', join(dir, 'prometheus.yml')]);
     assert.match(output, /SUCCESS: \d+ rules found/);
   });
 

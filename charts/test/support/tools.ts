@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,20 +32,18 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/**
- * A tool we pin is taken from $CATALOG_TOOLS_DIR/bin before PATH: a same-named system binary may
- * be another version or build (Debian's promtool lacks Kubernetes service discovery).
- */
+/** Tools whose system copy will not do: Debian builds Prometheus without Kubernetes discovery. */
+const PINNED_ONLY = new Set(['promtool']);
+
 function findExecutable(name: string): string | undefined {
-  const pathDirs = (process.env.PATH ?? '').split(delimiter);
   const toolsBin = join(TOOLS_DIR, 'bin');
-  const dirs = INSTALL_SCRIPT[name] ? [toolsBin, ...pathDirs] : [...pathDirs, toolsBin];
+  const dirs = PINNED_ONLY.has(name) ? [toolsBin] : [...(process.env.PATH ?? '').split(delimiter), toolsBin];
   return dirs.map((dir) => join(dir, name)).find(isExecutable);
 }
 
 /**
- * Path of a tool: the pinned build in $CATALOG_TOOLS_DIR/bin or on PATH, else built by its
- * install script (minutes on a cold machine). Tools that are not ours to build (openssl) must
+ * Path of a tool: from PATH, else from $CATALOG_TOOLS_DIR/bin, else built there by its install
+ * script (minutes on a cold machine). Tools that are not ours to build (openssl) must
  * be on PATH; a missing one fails with the Debian package to install.
  */
 export function requireTool(name: string, debianPackage?: string): string {
@@ -54,7 +52,9 @@ export function requireTool(name: string, debianPackage?: string): string {
   const script = INSTALL_SCRIPT[name];
   if (!script) throw new Error(`${name} is not on PATH: install Debian's ${debianPackage ?? name}`);
   console.log(`# ${name} missing: running scripts/tools/${script}`);
-  execFileSync('bash', [join(repoRoot, 'scripts/tools', script)], {
+  // Test files run in parallel: one install at a time, the second finds the tool built.
+  mkdirSync(TOOLS_DIR, { recursive: true });
+  execFileSync('flock', [join(TOOLS_DIR, '.install.lock'), 'bash', join(repoRoot, 'scripts/tools', script)], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, CATALOG_TOOLS_DIR: TOOLS_DIR },
   });

@@ -1,0 +1,80 @@
+// skaffold.yaml, checked offline with the pinned skaffold: it parses under its schema version,
+// the kind profile stops pushing, and rendering hands the built image tags to the chart.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { findManifest, parseManifests, REPO_ROOT } from './support/chart.js';
+import { runOk } from './support/run.js';
+import { requireTool } from './support/tools.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'catalog-skaffold-'));
+let skaffoldEnv: NodeJS.ProcessEnv;
+let skaffold: string;
+
+before(() => {
+  skaffold = requireTool('skaffold');
+  // Skaffold's global config: no telemetry, no update check, no survey prompt.
+  const globalConfig = join(scratch, 'skaffold-global.yaml');
+  writeFileSync(globalConfig, 'global:\n  collect-metrics: false\n  update-check: false\n  survey:\n    disable-prompt: true\n');
+  skaffoldEnv = {
+    SKAFFOLD_CONFIG: globalConfig,
+    SKAFFOLD_UPDATE_CHECK: 'false',
+    // skaffold renders the chart with helm: the pinned one.
+    PATH: [dirname(requireTool('helm')), process.env.PATH].join(delimiter),
+    HOME: scratch,
+  };
+});
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const runSkaffold = (args: string[]) => runOk(skaffold, args, { cwd: REPO_ROOT, env: skaffoldEnv });
+
+describe('skaffold.yaml', () => {
+  test('parses under its schema and builds both images from the repo root with their Dockerfiles', async () => {
+    const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml']));
+    assert.match(config.apiVersion, /^skaffold\/v4beta\d+$/);
+    assert.deepEqual(
+      config.build.artifacts.map((a: any) => [a.image, a.context, a.docker.dockerfile]),
+      [['catalog-gateway', '.', 'gateway/Dockerfile'], ['catalog-loader', '.', 'loader-job/Dockerfile']],
+    );
+    assert.deepEqual(
+      config.portForward.map((p: any) => [p.resourceName, p.port, p.localPort, p.address]),
+      [
+        ['catalog-gateway-gateway', 4000, 4000, '127.0.0.1'],
+        ['catalog-gateway-grafana', 3000, 3000, '127.0.0.1'],
+        ['catalog-gateway-prometheus', 9090, 9090, '127.0.0.1'],
+      ],
+    );
+  });
+
+  test('the kind profile builds locally without pushing', async () => {
+    const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml', '--profile', 'kind']));
+    assert.equal(config.build.local.push, false);
+  });
+
+  test('render hands the built tags to the chart, and the port-forwards name Services the chart creates', async () => {
+    const builds = join(scratch, 'builds.json');
+    writeFileSync(builds, JSON.stringify({
+      builds: [
+        { imageName: 'catalog-gateway', tag: 'catalog-gateway:3f2a9c1' },
+        { imageName: 'catalog-loader', tag: 'catalog-loader:3f2a9c1' },
+      ],
+    }));
+    const rendered = await runSkaffold([
+      'render', '--offline', '--filename', 'skaffold.yaml', '--build-artifacts', builds, '--digest-source', 'none',
+    ]);
+    const manifests = parseManifests(rendered);
+    const gateway = findManifest(manifests, 'Deployment', 'catalog-gateway-gateway') as any;
+    assert.equal(gateway.spec.template.spec.containers[0].image, 'catalog-gateway:3f2a9c1');
+    const loader = findManifest(manifests, 'Job', 'catalog-gateway-loader') as any;
+    assert.equal(loader.spec.template.spec.containers[0].image, 'catalog-loader:3f2a9c1');
+
+    const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml']));
+    for (const forward of config.portForward) {
+      const service = findManifest(manifests, 'Service', forward.resourceName) as any;
+      assert.ok(service.spec.ports.some((p: any) => p.port === forward.port), `${forward.resourceName}:${forward.port}`);
+    }
+  });
+});
