@@ -31,7 +31,8 @@ function niceStep(max: number): number {
   return ([1, 2, 2.5, 5, 10].find((m) => m * magnitude >= raw) ?? 10) * magnitude;
 }
 
-const format = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(value < 1 ? 3 : 1));
+/** Tick labels: at most 3 decimals, no trailing zeros. */
+const format = (value: number) => String(Number(value.toFixed(3)));
 
 /** One polyline path per series, broken where y is null. */
 function pathData(points: [number, number | null][], x: (v: number) => number, y: (v: number) => number): string {
@@ -52,8 +53,9 @@ export function lineChart(spec: ChartSpec): string {
   const all = spec.series.flatMap((s) => s.points);
   const maxX = Math.max(1, ...all.map(([px]) => px));
   const maxY = Math.max(0, ...all.map(([, py]) => py ?? 0));
+  // An all-zero series (e.g. no failures) still gets a readable 0..1 scale.
   const step = niceStep(maxY > 0 ? maxY : 1);
-  const top = Math.max(step, Math.ceil(maxY / step) * step);
+  const top = maxY > 0 ? Math.ceil(maxY / step) * step : 1;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (v: number) => PAD.left + (v / maxX) * plotW;
