@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { Database } from './db/database.js';
 import { createApollo, graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
+import { installConnectionDraining } from './http/drain.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { installValidators } from './http/validators.js';
@@ -72,6 +73,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     reply.header('x-request-id', request.id);
   });
   installValidators(app);
+  installConnectionDraining(app);
   installErrorHandler(app);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);

@@ -61,6 +61,7 @@ async function shutDown(signal: string): Promise<void> {
     process.exit(1);
   }, config.SHUTDOWN_GRACE_MS).unref();
   await app.close();
+  logger.info('requests drained, connections closed');
   await embedded?.stop();
   logger.info('shut down cleanly');
   process.exit(0);

@@ -33,6 +33,8 @@ export async function createApollo(services: Services): Promise<ApolloServer<Gra
     validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
     plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY), errorStatusPlugin, metricsPlugin(metrics)],
     includeStacktraceInErrorResponses: false,
+    // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.
+    stopOnTerminationSignals: false,
     formatError: formatGatewayError,
   });
   await apollo.start();

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { freePort } from '../../scripts/test/ports.js';
+import { GatewayProcess } from './support/cli-process.js';
+import { WRITE_TOKEN, createFixtureDatabase } from './support/gateway.js';
+
+describe('catalog-gateway CLI', () => {
+  it('refuses bad settings at start-up with a message naming each one', async () => {
+    const gateway = new GatewayProcess([], { PORT: 'eighty', CACHE_TTL_SECONDS: '-1', DATABASE_URL: 'not a url' });
+    assert.equal(await gateway.exited, 2);
+    assert.match(gateway.output, /invalid gateway configuration/);
+    for (const variable of ['PORT', 'CACHE_TTL_SECONDS', 'DATABASE_URL']) assert.match(gateway.output, new RegExp(`${variable}:`));
+  });
+
+  it('asks for DATABASE_URL or --embedded when neither is given', async () => {
+    const gateway = new GatewayProcess([], {});
+    assert.equal(await gateway.exited, 2);
+    assert.match(gateway.output, /DATABASE_URL is not set: set it, or start with --embedded/);
+  });
+
+  it('--embedded starts its own Postgres with a sample catalog, serves it, and reuses it on the next start', { timeout: 240_000 }, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gateway-embedded-'));
+    try {
+      const port = await freePort();
+      const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
+      const first = new GatewayProcess(['--embedded'], env);
+      await first.waitFor('catalog-gateway ready');
+      assert.match(first.output, /first start: generating and loading a sample catalog/);
+      assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
+      const base = `http://127.0.0.1:${port}`;
+      const product = await (await fetch(`${base}/products/1`)).json();
+      assert.equal(product.id, 1);
+      const list = (await (await fetch(`${base}/products?page=2000&count=5`)).json()) as unknown[];
+      assert.equal(list.length, 5, 'the sample has 10k products');
+      const page = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ product(id: 1) { name styles { id } } }' }),
+      });
+      assert.equal((await page.json()).data.product.name, product.name);
+      assert.equal(await first.stop(), 0);
+
+      const second = new GatewayProcess(['--embedded'], env);
+      await second.waitFor('catalog-gateway ready');
+      assert.doesNotMatch(second.output, /first start/);
+      assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
+      assert.equal(await second.stop(), 0);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
+    const port = await freePort();
+    const gateway = new GatewayProcess([], {
+      DATABASE_URL: await createFixtureDatabase(),
+      PORT: String(port),
+      WRITE_TOKEN,
+      LOG_LEVEL: 'info',
+    });
+    await gateway.waitFor('catalog-gateway ready');
+
+    // A write whose body is only half sent when the signal arrives.
+    const body = JSON.stringify({ name: 'Sent across a shutdown' });
+    const inFlight = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/products',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${WRITE_TOKEN}` },
+    });
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      inFlight.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      inFlight.on('error', reject);
+    });
+    inFlight.write(body.slice(0, 10));
+    await gateway.waitFor('"msg":"incoming request"');
+
+    gateway.child.kill('SIGTERM');
+    await gateway.waitFor('shutting down: draining in-flight requests');
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'no new connections once draining');
+
+    inFlight.end(body.slice(10));
+    const { status, body: text } = await response;
+    assert.equal(status, 201, text);
+    assert.equal(JSON.parse(text).name, 'Sent across a shutdown');
+    assert.equal(await gateway.exited, 0);
+    assert.match(gateway.output, /shut down cleanly/);
+  });
+});
