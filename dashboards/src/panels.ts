@@ -4,6 +4,7 @@ import { VizLegendOptionsBuilder, VizTooltipOptionsBuilder } from '@grafana/graf
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
+import { quantile } from './queries.js';
 
 /** Every panel and variable reads the data source picked in the `datasource` variable. */
 export const DATASOURCE: dashboard.DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
@@ -56,6 +57,18 @@ export function timeseriesPanel(spec: PanelSpec): timeseries.PanelBuilder {
     )
     .tooltip(new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.Descending))
     .targets(targets(spec.queries));
+}
+
+/** p50 / p95 / p99 of a latency histogram, one line per quantile and `by` group. */
+export function latencyQuantilesPanel(spec: Omit<PanelSpec, 'queries' | 'unit'> & { histogram: string; selector: string; by: string }) {
+  return timeseriesPanel({
+    ...spec,
+    unit: 's',
+    queries: [0.5, 0.95, 0.99].map((q) => ({
+      expr: quantile(q, spec.histogram, spec.selector, [spec.by]),
+      legend: `{{${spec.by}}} p${Math.round(q * 100)}`,
+    })),
+  });
 }
 
 export function statPanel(spec: PanelSpec): stat.PanelBuilder {

@@ -5,23 +5,12 @@ import { readConfig } from '../lib/config.js';
 import { createVisitPlanner, DEEP_PAGE_SHARE, VISIT_MIX } from '../lib/route-mix.js';
 import { scatterRanks, zipfSampler } from '../lib/zipf.js';
 
-/** Deterministic uniform source (mulberry32), so the statistics below are reproducible. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+// Math.random draws: with 100,000 samples every tolerance below is over six standard deviations.
 const SAMPLES = 100_000;
 
 test('zipf ranks stay within 1..n and the most popular ranks dominate', () => {
   const n = 10_000;
-  const sample = zipfSampler(n, 1.1, seeded(1));
+  const sample = zipfSampler(n, 1.1);
   const counts = new Map<number, number>();
   for (let i = 0; i < SAMPLES; i += 1) {
     const rank = sample();
@@ -35,11 +24,11 @@ test('zipf ranks stay within 1..n and the most popular ranks dominate', () => {
 });
 
 test('zipf with exponent 0 is uniform, and exponent 1 works too', () => {
-  const uniform = zipfSampler(4, 0, seeded(2));
+  const uniform = zipfSampler(4, 0);
   const counts = [0, 0, 0, 0];
   for (let i = 0; i < SAMPLES; i += 1) counts[uniform() - 1]! += 1;
   for (const count of counts) assert.ok(Math.abs(count / SAMPLES - 0.25) < 0.01, `uniform share ${count / SAMPLES}`);
-  const harmonic = zipfSampler(100, 1, seeded(3));
+  const harmonic = zipfSampler(100, 1);
   for (let i = 0; i < 1000; i += 1) assert.ok(harmonic() <= 100);
 });
 
@@ -54,7 +43,7 @@ test('scattered ranks are a permutation of the ids', () => {
 
 test('a visit follows the route mix and sends 10 % of list requests to the last 10 % of pages', () => {
   const config = readConfig({ PRODUCT_COUNT: '1000', PAGE_SIZE: '5' });
-  const planner = createVisitPlanner(config, seeded(4));
+  const planner = createVisitPlanner(config);
   assert.equal(planner.pages, 200);
   assert.equal(planner.deepPagesFrom, 181);
   const routes = new Map<string, number>();

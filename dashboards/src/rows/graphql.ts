@@ -1,5 +1,5 @@
-import { timeseriesPanel } from '../panels.js';
-import { GRAPHQL_OPERATIONS, quantile, ratio, sumRate } from '../queries.js';
+import { latencyQuantilesPanel, timeseriesPanel } from '../panels.js';
+import { GRAPHQL_OPERATIONS, ratio, sumRate } from '../queries.js';
 import type { DashboardRow } from '../row.js';
 
 const OPERATIONS = 'catalog_graphql_operations_total';
@@ -26,14 +26,12 @@ export const graphqlRow: DashboardRow = {
         },
       ],
     }),
-    timeseriesPanel({
+    latencyQuantilesPanel({
       title: 'Operation latency p50 / p95 / p99',
       description: 'GraphQL operation duration quantiles from the histogram (SLO: p95 under 50 ms).',
-      unit: 's',
-      queries: [0.5, 0.95, 0.99].map((q) => ({
-        expr: quantile(q, DURATION, GRAPHQL_OPERATIONS, BY_OPERATION),
-        legend: `{{operation_name}} p${Math.round(q * 100)}`,
-      })),
+      histogram: DURATION,
+      selector: GRAPHQL_OPERATIONS,
+      by: 'operation_name',
     }),
   ],
 };

@@ -1,5 +1,5 @@
-import { timeseriesPanel } from '../panels.js';
-import { quantile, ratio, SERVED_HTTP, sumRate } from '../queries.js';
+import { latencyQuantilesPanel, timeseriesPanel } from '../panels.js';
+import { ratio, SERVED_HTTP, sumRate } from '../queries.js';
 import type { DashboardRow } from '../row.js';
 
 const REQUESTS = 'catalog_http_requests_total';
@@ -27,15 +27,13 @@ export const httpRow: DashboardRow = {
       unit: 'percentunit',
       queries: [{ expr: ratio(REQUESTS, SERVED_HTTP, 'status_code=~"4.."', BY_ROUTE), legend: '{{route}}' }],
     }),
-    timeseriesPanel({
+    latencyQuantilesPanel({
       title: 'Latency p50 / p95 / p99 by route',
       description: 'Request duration quantiles from the histogram (SLO: p95 under 50 ms).',
-      unit: 's',
       width: 24,
-      queries: [0.5, 0.95, 0.99].map((q) => ({
-        expr: quantile(q, DURATION, SERVED_HTTP, BY_ROUTE),
-        legend: `{{route}} p${Math.round(q * 100)}`,
-      })),
+      histogram: DURATION,
+      selector: SERVED_HTTP,
+      by: 'route',
     }),
   ],
 };

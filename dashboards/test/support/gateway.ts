@@ -1,7 +1,5 @@
 // The real gateway process (gateway/src/cli.ts through tsx, as `npm start` would run it) over a
 // fresh test database filled by the loader, with the suite's Redis as its shared cache.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +8,7 @@ import { generateCatalog, loadCatalog } from '@catalog/loader-job';
 import pino from 'pino';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { freePort } from '../../../scripts/test/ports.js';
+import { startServiceProcess } from './service-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -30,38 +29,17 @@ export async function startGatewayWithCatalog(products: number): Promise<TestGat
   await rm(dataDir, { recursive: true, force: true });
 
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`gateway exited with ${code}:\n${log}`))));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const ready = async () => {
-    for (let attempt = 0; attempt < 600; attempt += 1) {
-      if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`gateway on ${baseUrl} not ready after 60 s:\n${log}`);
-  };
-  try {
-    await Promise.race([ready(), exited]);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-  exited.catch(() => undefined);
-  return {
-    baseUrl,
-    target: `127.0.0.1:${port}`,
-    async stop() {
-      child.removeAllListeners('exit');
-      if (child.exitCode !== null) return;
-      const done = once(child, 'exit');
-      child.kill('SIGTERM');
-      await done;
+  const server = await startServiceProcess({
+    name: 'catalog-gateway',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'gateway/src/cli.ts'],
+    options: {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
     },
-  };
+    readyUrl: `${baseUrl}/readyz`,
+    timeoutMs: 60_000,
+  });
+  return { baseUrl, target: `127.0.0.1:${port}`, stop: () => server.stop() };
 }
