@@ -56,11 +56,13 @@ export function renderReport(input: ReportInput): string {
   const charts = [
     lineChart({
       id: 'rps',
-      title: 'Requests per second',
+      title: 'Requests per second (sent, and dropped for lack of VUs)',
       xLabel: 'seconds since start',
       yLabel: 'requests/s',
       series: [
         { name: 'requests/s', color: '#1f77b4', points: at((b) => b.requests) },
+        // Iterations the executor could not start: asked rate = requests/s + dropped/s.
+        { name: 'dropped/s', color: '#7f7f7f', points: at((b) => b.dropped) },
         { name: 'VUs', color: '#9467bd', points: at((b) => b.vus) },
       ],
     }),

@@ -78,7 +78,7 @@ export function lineChart(spec: ChartSpec): string {
   );
   const legend = spec.series.map(
     (s, i) =>
-      `<rect data-legend x="${PAD.left + i * 170}" y="10" width="12" height="12" fill="${s.color}"/><text x="${PAD.left + i * 170 + 18}" y="20">${escape(s.name)}</text>`,
+      `<rect data-legend x="${PAD.left + i * 200}" y="10" width="12" height="12" fill="${s.color}"/><text x="${PAD.left + i * 200 + 18}" y="20">${escape(s.name)}</text>`,
   );
   return `<figure id="${escape(spec.id)}">
 <figcaption>${escape(spec.title)}</figcaption>

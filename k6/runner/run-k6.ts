@@ -1,5 +1,6 @@
 // Runs one scenario with k6 and writes its result folder: summary.json (k6's summary data),
-// raw.json (k6's JSON output, one sample a line), k6.log (k6's stderr) and report.html.
+// raw.json.gz (k6's JSON output, one sample a line; gzipped, as a soak writes gigabytes),
+// k6.log (k6's stderr) and report.html.
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -28,7 +29,7 @@ export async function runScenario(options: RunOptions): Promise<RunResult> {
   const resultDir = join(options.resultsDir, `${options.scenario}-${stamp}`);
   await mkdir(resultDir, { recursive: true });
   const summaryFile = join(resultDir, 'summary.json');
-  const rawFile = join(resultDir, 'raw.json');
+  const rawFile = join(resultDir, 'raw.json.gz');
   const reportFile = join(resultDir, 'report.html');
 
   const args = ['run', '--no-usage-report', '--out', `json=${rawFile}`];

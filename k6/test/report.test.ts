@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,7 +19,9 @@ function rawOutput(): string {
     JSON.stringify({ type: 'Point', metric, data: { time: new Date(at).toISOString(), value, tags: { name: '/products' } } });
   for (let second = 0; second < SECONDS; second += 1) {
     const requests = 5 + second;
-    lines.push(point('vus', START + second * 1000, 2 + Math.floor(second / 10)));
+    // k6 samples VUs about once a second: leave some seconds without a sample.
+    if (second % 7 !== 3) lines.push(point('vus', START + second * 1000, 2 + Math.floor(second / 10)));
+    if (second >= 50) lines.push(point('dropped_iterations', START + second * 1000 + 500, 3));
     for (let i = 0; i < requests; i += 1) {
       const at = START + second * 1000 + Math.floor((i * 1000) / requests);
       lines.push(point('http_reqs', at, 1), point('http_req_duration', at, 2 + second / 4 + (i % 10)), point('http_req_failed', at, i === 0 && second > 40 ? 1 : 0));
@@ -30,6 +33,7 @@ function rawOutput(): string {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'catalog-k6-report-'));
   await writeFile(join(dir, 'raw.json'), rawOutput());
+  await writeFile(join(dir, 'raw.json.gz'), gzipSync(rawOutput()));
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
@@ -41,9 +45,13 @@ test('the timeline buckets raw samples per second', async () => {
   assert.equal(timeline[41]!.failed, 1);
   assert.equal(timeline[40]!.failed, 0);
   assert.equal(timeline[0]!.vus, 2);
+  assert.equal(timeline[3]!.vus, 2, 'a second without a VU sample keeps the last count');
+  assert.deepEqual([timeline[49]!.dropped, timeline[50]!.dropped], [0, 3]);
   // Second 0: durations 2..6 then 2..6 → nearest-rank p95 of 5 values is the largest.
   assert.equal(timeline[0]!.p95Ms, 6);
   assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50), 5);
+  // k6 gzips its output when the file name ends in .gz, as the runner asks.
+  assert.deepEqual(await readTimeline(join(dir, 'raw.json.gz')), timeline);
   assert.equal(percentile([], 95), null);
 });
 
@@ -66,12 +74,13 @@ test('the HTML report draws RPS, p95 and error plots in headless Chromium, offli
   const { drawn, externalRequests } = await inspectReport(reportFile, screenshot);
   assert.deepEqual(externalRequests, []);
   const byName = new Map(drawn.map((series) => [`${series.chart}/${series.series}`, series]));
-  for (const name of ['rps/requests/s', 'latency/p95', 'errors/failed/s']) {
+  for (const name of ['rps/requests/s', 'rps/VUs', 'latency/p95', 'errors/failed/s', 'rps/dropped/s']) {
     const series = byName.get(name);
     assert.ok(series, `no ${name} plot in ${JSON.stringify(drawn)}`);
     assert.equal(series.points, SECONDS, `${name} should have one vertex per second`);
-    // A line across the ~820 px plot paints hundreds of pixels in its colour.
-    assert.ok(series.pixels > 400, `${name} painted only ${series.pixels} pixels`);
+    // A line across the ~820 px plot paints hundreds of pixels in its colour (fewer where a
+    // later series is drawn over it).
+    assert.ok(series.pixels > 150, `${name} painted only ${series.pixels} pixels`);
   }
   const png = await readFile(screenshot);
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
