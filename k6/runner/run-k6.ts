@@ -48,10 +48,14 @@ export async function runScenario(options: RunOptions): Promise<RunResult> {
     process.stderr.write(chunk);
     log.write(chunk);
   });
+  // Ctrl-C reaches k6 too, which stops the test and still writes its summary: stay alive for
+  // that and write the report of the partial run.
+  const keepRunning = () => undefined;
+  process.on('SIGINT', keepRunning);
   const exitCode = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
+  }).finally(() => process.off('SIGINT', keepRunning));
   log.end();
 
   // k6 writes no summary when the script fails to start (e.g. a bad setting): report anyway.
