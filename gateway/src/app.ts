@@ -69,8 +69,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     schemaErrorFormatter: formatValidationError,
   });
   app.decorate('services', services);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   installValidators(app);
   installConnectionDraining(app);

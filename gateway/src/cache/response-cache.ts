@@ -74,6 +74,15 @@ export class ResponseCache {
     this.listeners.push(listener);
   }
 
+  /** The in-process copy only, synchronously: lets the edge answer hot keys without a promise. */
+  peek(key: string): ServedResponse | undefined {
+    if (!this.enabled) return undefined;
+    const local = this.options.memory.get(key);
+    if (!local) return undefined; // the miss is counted by the lookup that follows
+    this.options.metrics.cacheLookups.inc({ backend: 'memory', result: 'hit' });
+    return served(local);
+  }
+
   async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
     if (!this.enabled) return compute();
     const cached = this.inflight.get(key) ?? (await this.lookup(key));

@@ -2,11 +2,12 @@ import { BadInputError } from '../errors.js';
 import { assertWriteAllowed } from '../http/auth.js';
 import { parseProductId } from '../http/ids.js';
 import { decodeCursor, encodeCursor } from '../paging/cursor.js';
-import type { PhotoRow } from '../repository/photos.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
 import { BEFORE_FIRST_ID, type ProductRow } from '../repository/products.js';
-import type { StyleRow } from '../repository/styles.js';
 import { productFieldsFromInput, type ProductInput } from '../writes/product-fields.js';
 import type { GraphQLContext } from './context.js';
+import { wantsRelations } from './lookahead.js';
 
 const MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 100_000_000;
@@ -15,6 +16,19 @@ function assertInRange(name: string, value: number, min: number, max: number): v
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new BadInputError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
   }
+}
+
+const NO_RELATIONS: ProductRelations = { features: [], styles: [], related_ids: [] };
+
+/** A product's relations: already on it when it was loaded as a document, else batch-loaded. */
+async function relationsOf(product: ProductRow | ProductDocument, context: GraphQLContext): Promise<ProductRelations> {
+  if ('styles' in product) return product;
+  return (await context.scope.loaders.document.load(product.id)) ?? NO_RELATIONS;
+}
+
+/** Products by id, with their relations in the same statement when the query will ask for them. */
+function loaderFor(info: GraphQLResolveInfo, context: GraphQLContext) {
+  return wantsRelations(info) ? context.scope.loaders.document : context.scope.loaders.product;
 }
 
 /** Rows fetched by a list query go into the request's product loader and tags. */
@@ -26,8 +40,8 @@ function remember(context: GraphQLContext, rows: ProductRow[]): void {
 
 export const resolvers = {
   Query: {
-    product: (_: unknown, args: { id: string }, context: GraphQLContext) =>
-      context.scope.loaders.product.load(parseProductId(args.id, 'id')),
+    product: (_: unknown, args: { id: string }, context: GraphQLContext, info: GraphQLResolveInfo) =>
+      loaderFor(info, context).load(parseProductId(args.id, 'id')),
 
     products: async (_: unknown, args: { page: number; count: number }, context: GraphQLContext) => {
       assertInRange('page', args.page, 1, MAX_PAGE);
@@ -79,13 +93,13 @@ export const resolvers = {
     defaultPrice: (product: ProductRow) => product.default_price,
     createdAt: (product: ProductRow) => product.created_at.toISOString(),
     updatedAt: (product: ProductRow) => product.updated_at.toISOString(),
-    features: (product: ProductRow, _: unknown, context: GraphQLContext) => context.scope.loaders.features.load(product.id),
-    styles: (product: ProductRow, _: unknown, context: GraphQLContext) => context.scope.loaders.styles.load(product.id),
-    relatedIds: (product: ProductRow, _: unknown, context: GraphQLContext) =>
-      context.scope.loaders.relatedIds.load(product.id),
-    related: async (product: ProductRow, _: unknown, context: GraphQLContext) => {
-      const { loaders } = context.scope;
-      const products = await loaders.product.loadMany(await loaders.relatedIds.load(product.id));
+    features: async (product: ProductRow, _: unknown, context: GraphQLContext) => (await relationsOf(product, context)).features,
+    styles: async (product: ProductRow, _: unknown, context: GraphQLContext) => (await relationsOf(product, context)).styles,
+    relatedIds: async (product: ProductRow, _: unknown, context: GraphQLContext) =>
+      (await relationsOf(product, context)).related_ids,
+    related: async (product: ProductRow, _: unknown, context: GraphQLContext, info: GraphQLResolveInfo) => {
+      const { related_ids: ids } = await relationsOf(product, context);
+      const products = await loaderFor(info, context).loadMany(ids);
       return products.filter((related): related is ProductRow => {
         if (related instanceof Error) throw related;
         return related !== null;
@@ -94,14 +108,12 @@ export const resolvers = {
   },
 
   Style: {
-    originalPrice: (style: StyleRow) => style.original_price,
-    salePrice: (style: StyleRow) => style.sale_price,
-    isDefault: (style: StyleRow) => style.default_style,
-    photos: (style: StyleRow, _: unknown, context: GraphQLContext) => context.scope.loaders.photos.load(style.id),
-    skus: (style: StyleRow, _: unknown, context: GraphQLContext) => context.scope.loaders.skus.load(style.id),
+    originalPrice: (style: StyleTree) => style.original_price,
+    salePrice: (style: StyleTree) => style.sale_price,
+    isDefault: (style: StyleTree) => style.default_style,
   },
 
   Photo: {
-    thumbnailUrl: (photo: PhotoRow) => photo.thumbnail_url,
+    thumbnailUrl: (photo: PhotoJson) => photo.thumbnail_url,
   },
 };

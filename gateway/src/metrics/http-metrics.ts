@@ -3,7 +3,7 @@ import type { Metrics } from './metrics.js';
 
 /** Per-route request counts and durations, labelled by the route pattern, plus GET /metrics. */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -11,6 +11,7 @@ export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void
     };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1_000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>

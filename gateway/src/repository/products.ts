@@ -21,7 +21,7 @@ export interface ProductFields {
   default_price?: string | number | null;
 }
 
-const COLUMNS = 'id, campus, name, slogan, description, category, default_price, created_at, updated_at';
+export const PRODUCT_COLUMNS = 'id, campus, name, slogan, description, category, default_price, created_at, updated_at';
 const WRITABLE_COLUMNS = ['name', 'slogan', 'description', 'category', 'default_price'] as const;
 /** Below every real id, so "after" it means "from the start". */
 export const BEFORE_FIRST_ID = Number.MIN_SAFE_INTEGER;
@@ -30,13 +30,13 @@ export class ProductRepository {
   constructor(private readonly db: Database) {}
 
   findByIds(ids: readonly number[]): Promise<ProductRow[]> {
-    return this.db.query(`SELECT ${COLUMNS} FROM catalog.products WHERE id = ANY($1::bigint[])`, [ids]);
+    return this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM catalog.products WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
   /** Keyset page in id order: rows after `afterId`, skipping `skip` (kept small by the caller). */
   listAfter(afterId: number, skip: number, limit: number): Promise<ProductRow[]> {
     return this.db.query(
-      `SELECT ${COLUMNS} FROM catalog.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
+      `SELECT ${PRODUCT_COLUMNS} FROM catalog.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
       [afterId, skip, limit],
     );
   }
@@ -56,7 +56,7 @@ export class ProductRepository {
     const values = columns.map((column) => fields[column]);
     const placeholders = columns.map((_, index) => `$${index + 1}`);
     const [row] = await this.db.query<ProductRow>(
-      `INSERT INTO catalog.products (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING ${COLUMNS}`,
+      `INSERT INTO catalog.products (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING ${PRODUCT_COLUMNS}`,
       values,
     );
     return row!;
@@ -67,7 +67,7 @@ export class ProductRepository {
     const columns = WRITABLE_COLUMNS.filter((column) => fields[column] !== undefined);
     const assignments = columns.map((column, index) => `${column} = $${index + 2}`);
     const [row] = await this.db.query<ProductRow>(
-      `UPDATE catalog.products SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE catalog.products SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
       [id, ...columns.map((column) => fields[column])],
     );
     return row ?? null;

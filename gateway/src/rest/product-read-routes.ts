@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../errors.js';
 import { parseProductId } from '../http/ids.js';
-import type { ProductRow } from '../repository/products.js';
 import type { Services } from '../services.js';
-import type { Loaders } from '../loaders/index.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
-import { replyCached } from './cached-json.js';
+import { replyCached, serveHotResponses } from './cached-json.js';
 import {
   errorSchema,
   pageQuery,
@@ -24,10 +22,10 @@ interface ProductParams {
   product_id: string;
 }
 
-async function loadExistingProduct(loaders: Loaders, id: number): Promise<ProductRow> {
-  const product = await loaders.product.load(id);
-  if (!product) throw new NotFoundError(`product ${id} not found`);
-  return product;
+/** The loaded row, or a 404 naming the product. */
+function found<Row>(row: Row | null, id: number): Row {
+  if (!row) throw new NotFoundError(`product ${id} not found`);
+  return row;
 }
 
 const notFound = { 400: errorSchema, 404: errorSchema, 503: errorSchema };
@@ -35,6 +33,8 @@ const notFound = { 400: errorSchema, 404: errorSchema, 503: errorSchema };
 /** The legacy Atelier read paths, byte for byte. */
 export function productReadRoutes(services: Services) {
   return async (app: FastifyInstance) => {
+    serveHotResponses(app, services);
+
     app.get<{ Querystring: PageQuery }>(
       '/products',
       {
@@ -65,8 +65,7 @@ export function productReadRoutes(services: Services) {
       (request, reply) =>
         replyCached(services, request, reply, async ({ loaders }) => {
           const id = parseProductId(request.params.product_id);
-          const [product, features] = await Promise.all([loadExistingProduct(loaders, id), loaders.features.load(id)]);
-          return atelierProductWithFeatures(product, features);
+          return atelierProductWithFeatures(found(await loaders.productWithFeatures.load(id), id));
         }),
     );
 
@@ -82,10 +81,7 @@ export function productReadRoutes(services: Services) {
       (request, reply) =>
         replyCached(services, request, reply, async ({ loaders }) => {
           const id = parseProductId(request.params.product_id);
-          const [, styles] = await Promise.all([loadExistingProduct(loaders, id), loaders.styles.load(id)]);
-          const styleIds = styles.map((style) => style.id);
-          const [photos, skus] = await Promise.all([loaders.photos.loadMany(styleIds), loaders.skus.loadMany(styleIds)]);
-          return atelierStyles(id, styles, photos.map(rethrow), skus.map(rethrow));
+          return atelierStyles(id, found(await loaders.styleTrees.load(id), id).styles);
         }),
     );
 
@@ -101,15 +97,8 @@ export function productReadRoutes(services: Services) {
       (request, reply) =>
         replyCached(services, request, reply, async ({ loaders }) => {
           const id = parseProductId(request.params.product_id);
-          const [, relatedIds] = await Promise.all([loadExistingProduct(loaders, id), loaders.relatedIds.load(id)]);
-          return relatedIds;
+          return found(await loaders.relatedIds.load(id), id).related_ids;
         }),
     );
   };
-}
-
-/** loadMany reports failures per key; one failed batch fails the response. */
-function rethrow<T>(value: T | Error): T {
-  if (value instanceof Error) throw value;
-  return value;
 }
