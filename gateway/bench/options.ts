@@ -6,11 +6,16 @@ export interface BenchOptions {
   seed: number;
   load: LoadSettings;
   warmupSeconds: number;
+  /** Each target's measured time is split into this many rounds, alternating between targets. */
+  rounds: number;
   gatewayLogLevel: string;
+  /** Write a V8 CPU profile of the gateway (results/profiles/) to see where its time goes. */
+  profileGateway: boolean;
 }
 
-const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--warmup SECONDS]
-                                [--connections N] [--threads N] [--gateway-log-level LEVEL]`;
+const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
+                                [--connections N] [--threads N] [--gateway-log-level LEVEL]
+                                [--profile-gateway]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -24,11 +29,13 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     options: {
       products: { type: 'string', default: '1000000' },
       seed: { type: 'string', default: '42' },
-      duration: { type: 'string', default: '20' },
+      duration: { type: 'string', default: '21' },
+      rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '5' },
       connections: { type: 'string', default: '64' },
       threads: { type: 'string', default: '1' },
       'gateway-log-level': { type: 'string', default: 'info' },
+      'profile-gateway': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -42,6 +49,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       timeoutSeconds: 5,
     },
     warmupSeconds: positiveInteger('warmup', values.warmup),
+    rounds: positiveInteger('rounds', values.rounds),
     gatewayLogLevel: values['gateway-log-level'],
+    profileGateway: values['profile-gateway'],
   };
 }

@@ -9,9 +9,11 @@ export type TargetName = 'gateway' | 'bare node:http' | 'postgraphile';
 export interface Cell extends LoadResult {
   workload: Workload;
   target: TargetName;
-  planSize: number;
+  rounds: number;
   /** A cold plan that wrapped around served some repeated (cache-warm) requests. */
   planWrapped: boolean;
+  /** Highest 1-minute load average seen as a round started: above the core count, others competed. */
+  machineLoad: number;
 }
 
 interface Ratio {
@@ -52,7 +54,8 @@ function tableRows(cells: readonly Cell[]) {
     'p99 ms': Number(cell.p99Ms.toFixed(2)),
     errors: cell.errors,
     requests: cell.requests,
-    note: cell.planWrapped ? `plan of ${cell.planSize} wrapped` : '',
+    'load avg': Number(cell.machineLoad.toFixed(1)),
+    note: cell.planWrapped ? 'cold plan wrapped: some requests repeated' : '',
   }));
 }
 

@@ -1,9 +1,10 @@
 /**
  * `npm run bench -- gateway`: the gateway against a bare node:http ceiling and PostGraphile v5,
- * over the same ≥1M-product catalog, driven by wrk on loopback. Targets are measured one at a
- * time (2 cores: wrk and one server share them; Postgres and Redis serve whichever is under
- * load); idle targets stay up but get no traffic. Prints a table and the target ratios and
- * writes results/latest.{json,md}. Fails (exit 1) when a target errors, never on speed.
+ * over the same ≥1M-product catalog, driven by wrk on loopback. One target is under load at a
+ * time (2 cores: wrk and that server share them; Postgres and Redis serve whichever it is),
+ * alternating between a workload's targets in rounds; idle targets stay up without traffic.
+ * Prints a table and the target ratios and writes results/latest.{json,md}. Fails (exit 1)
+ * when a target errors or dies, never on speed.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,12 +14,12 @@ import { openBenchDataset } from './dataset.js';
 import { parseBenchOptions } from './options.js';
 import { coldGraphqlPlan, coldRestPlan, hotRestPlan, writePlan, type PlannedRequest } from './plans.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
-import { printReport, writeReport, type Cell, type TargetName, type Workload } from './report.js';
+import { compareTargets, type Contender, type PlanFile } from './compare.js';
+import { printReport, writeReport, type Cell, type Workload } from './report.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
 import type { ServerProcess } from './targets/server-process.js';
-import { runWrk } from './wrk.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const LOG_DIR = join(RESULTS_DIR, 'logs');
@@ -51,6 +52,7 @@ try {
     redisUrl: redis.url,
     logLevel: options.gatewayLogLevel,
     logDir: LOG_DIR,
+    cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles') : undefined,
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
@@ -60,44 +62,42 @@ try {
   await assertSameProductPage(gateway, postgraphile, productIds.min);
 
   const seed = options.seed;
-  const plan = async (name: string, requests: PlannedRequest[]) => {
+  const plan = async (name: string, requests: PlannedRequest[]): Promise<PlanFile & { requests: PlannedRequest[] }> => {
     const file = join(PLAN_DIR, `${name}.txt`);
     await writePlan(file, requests);
     return { file, size: requests.length, requests };
   };
-  const measure = async (
-    workload: Workload,
-    target: TargetName,
-    server: ServerProcess,
-    warmup: { file: string },
-    measured: { file: string; size: number },
-    cold: boolean,
-  ) => {
-    log(`${workload} × ${target}: warm-up ${options.warmupSeconds} s, then ${options.load.durationSeconds} s`);
-    server.assertAlive();
-    await runWrk(server.baseUrl, warmup.file, { ...options.load, durationSeconds: options.warmupSeconds });
-    const result = await runWrk(server.baseUrl, measured.file, options.load);
-    server.assertAlive();
-    const cell = { workload, target, planSize: measured.size, planWrapped: cold && result.requests > measured.size, ...result };
-    cells.push(cell);
-    log(`  ${Math.round(cell.rps)} RPS, p95 ${cell.p95Ms.toFixed(2)} ms, ${cell.errors} errors`);
+  /** Disjoint slices of a cold plan, one per round, so no round repeats another's ids. */
+  const roundsOf = async (name: string, requests: PlannedRequest[]) => {
+    const size = Math.ceil(requests.length / options.rounds);
+    return Promise.all(
+      Array.from({ length: options.rounds }, (_, round) => plan(`${name}-round-${round + 1}`, requests.slice(round * size, (round + 1) * size))),
+    );
+  };
+  const compare = async (workload: Workload, contenders: Contender[]) => {
+    cells.push(...(await compareTargets(workload, contenders, { load: options.load, warmupSeconds: options.warmupSeconds, log })));
   };
 
-  // GraphQL product page, cold: each target gets its own uniform ids (no shared warm rows).
-  const graphqlPlan = (dialect: GraphqlDialect, planSeed: number) =>
-    plan(`graphql-cold-${dialect}-${planSeed}`, coldGraphqlPlan(dialect, productIds, COLD_PLAN_SIZE, planSeed));
-  await measure('GraphQL product page, cold', 'gateway', gateway, await graphqlPlan('gateway', seed + 101), await graphqlPlan('gateway', seed + 1), true);
-  await measure('GraphQL product page, cold', 'postgraphile', postgraphile, await graphqlPlan('postgraphile', seed + 102), await graphqlPlan('postgraphile', seed + 2), true);
+  // GraphQL product page, cold: each target gets its own uniform ids, so neither finds rows the
+  // other just warmed in Postgres' buffers.
+  const graphqlContender = async (target: 'gateway' | 'postgraphile', server: ServerProcess, planSeed: number) => ({
+    target,
+    server,
+    warmup: await plan(`graphql-warmup-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed + 100)),
+    rounds: await roundsOf(`graphql-cold-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed)),
+    cold: true,
+  });
+  await compare('GraphQL product page, cold', [
+    await graphqlContender('gateway', gateway, seed + 1),
+    await graphqlContender('postgraphile', postgraphile, seed + 2),
+  ]);
   await postgraphile.stop();
 
-  // REST mix, cold: uniform ids over the whole catalog, every response a cache miss.
-  const restCold = await plan('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3));
-  await measure('REST mix, cold', 'gateway', gateway, await plan('rest-cold-warmup', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 103)), restCold, true);
-
-  // The bare server records the gateway's answers for the hot plan and part of the cold one;
-  // recording every hot path is also what warms the gateway's cache for the hot mix.
+  // The bare server records the gateway's answers for the hot plan and for a cold sample of
+  // its own (uniform ids, like the gateway's cold plan but other ids, so the gateway's cold
+  // rounds stay cold). Recording every hot path is what warms the gateway's cache.
   const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
-  const bareCold = await plan('rest-cold-bare', restCold.requests.slice(0, BARE_COLD_RESPONSES));
+  const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
   log('bare node:http: recording the gateway responses it will replay');
   const bare = await startBareServer({
     upstreamUrl: gateway.baseUrl,
@@ -106,16 +106,32 @@ try {
   });
   cleanups.push(() => bare.stop());
 
-  await measure('REST mix, hot', 'gateway', gateway, restHot, restHot, false);
-  await measure('REST mix, hot', 'bare node:http', bare, restHot, restHot, false);
-  await measure('REST mix, cold', 'bare node:http', bare, bareCold, bareCold, false);
+  // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
+  await compare('REST mix, cold', [
+    {
+      target: 'gateway',
+      server: gateway,
+      warmup: await plan('rest-cold-warmup', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 103)),
+      rounds: await roundsOf('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3)),
+      cold: true,
+    },
+    { target: 'bare node:http', server: bare, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
+  ]);
+
+  // REST mix, hot: Zipf-popular ids, the gateway's cache warm.
+  const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
+  await compare('REST mix, hot', [
+    { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
+    { target: 'bare node:http', server: bare, warmup: restHot, rounds: hotRounds, cold: false },
+  ]);
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }
 
 const setup =
   `Load: wrk, ${options.load.threads} thread(s), ${options.load.connections} connections, ` +
-  `${options.warmupSeconds} s warm-up + ${options.load.durationSeconds} s measured per cell, one target at a time; ` +
+  `${options.warmupSeconds} s warm-up, then ${options.load.durationSeconds} s per target measured in ${options.rounds} rounds ` +
+  `alternating between the targets of a workload (one target under load at a time); ` +
   `wrk, the target, Postgres and Redis share the machine's ${(await import('node:os')).availableParallelism()} cores. ` +
   `Gateway: defaults (pool ${process.env.DB_POOL_MAX ?? 20}, cache TTL 60 s) with Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
   `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products.`;

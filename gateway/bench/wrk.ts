@@ -30,6 +30,7 @@ interface WrkSummary {
 
 export interface LoadResult {
   requests: number;
+  seconds: number;
   rps: number;
   p50Ms: number;
   p95Ms: number;
@@ -61,6 +62,7 @@ export async function runWrk(baseUrl: string, planFile: string, settings: LoadSe
   const { connectErrors, readErrors, writeErrors, timeouts, statusErrors } = summary;
   return {
     requests: summary.requests,
+    seconds: summary.durationMicros / 1e6,
     rps: summary.requests / (summary.durationMicros / 1e6),
     p50Ms: summary.p50Micros / 1000,
     p95Ms: summary.p95Micros / 1000,

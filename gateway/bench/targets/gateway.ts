@@ -10,15 +10,17 @@ export interface GatewaySettings {
   redisUrl: string;
   logLevel: string;
   logDir: string;
+  /** Directory for a V8 CPU profile written when the gateway exits, if wanted. */
+  cpuProfileDir?: string;
 }
 
 /** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
-export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir }: GatewaySettings): Promise<ServerProcess> {
+export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir, cpuProfileDir }: GatewaySettings): Promise<ServerProcess> {
   const port = await freePort();
   return startServerProcess({
     name: 'gateway',
     command: process.execPath,
-    args: ['--import', 'tsx', 'gateway/src/cli.ts'],
+    args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), '--import', 'tsx', 'gateway/src/cli.ts'],
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -1,0 +1,86 @@
+import { loadavg } from 'node:os';
+import type { Cell, TargetName, Workload } from './report.js';
+import type { ServerProcess } from './targets/server-process.js';
+import { runWrk, type LoadResult, type LoadSettings } from './wrk.js';
+
+export interface PlanFile {
+  file: string;
+  size: number;
+}
+
+/** One target in a comparison, with the plans it replays. */
+export interface Contender {
+  target: TargetName;
+  server: ServerProcess;
+  warmup: PlanFile;
+  /** One plan per round: disjoint slices for cold workloads, so no id is asked for twice. */
+  rounds: PlanFile[];
+  cold: boolean;
+}
+
+export interface CompareSettings {
+  load: LoadSettings;
+  warmupSeconds: number;
+  log: (message: string) => void;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+/**
+ * Measures the contenders of one workload in alternating rounds (A B, B A, A B …), so both see
+ * the same share of whatever else the machine is doing; the round order flips to cancel drift.
+ * RPS is total requests over total time; latency percentiles are the median of the rounds'.
+ */
+export async function compareTargets(workload: Workload, contenders: Contender[], settings: CompareSettings): Promise<Cell[]> {
+  const roundCount = contenders[0]!.rounds.length;
+  const roundSeconds = Math.max(1, Math.round(settings.load.durationSeconds / roundCount));
+  for (const contender of contenders) {
+    settings.log(`${workload} × ${contender.target}: warm-up ${settings.warmupSeconds} s`);
+    contender.server.assertAlive();
+    await runWrk(contender.server.baseUrl, contender.warmup.file, { ...settings.load, durationSeconds: settings.warmupSeconds });
+  }
+  const results = new Map<Contender, Array<LoadResult & { wrapped: boolean; machineLoad: number }>>(contenders.map((c) => [c, []]));
+  for (let round = 0; round < roundCount; round += 1) {
+    const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const contender of order) {
+      const plan = contender.rounds[round]!;
+      const machineLoad = loadavg()[0]!;
+      const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });
+      contender.server.assertAlive();
+      results.get(contender)!.push({ ...result, wrapped: contender.cold && result.requests > plan.size, machineLoad });
+      settings.log(
+        `${workload} × ${contender.target} round ${round + 1}/${roundCount}: ${Math.round(result.rps)} RPS, ` +
+          `p95 ${result.p95Ms.toFixed(2)} ms, ${result.errors} errors (load average ${machineLoad.toFixed(1)})`,
+      );
+    }
+  }
+  return contenders.map((contender) => {
+    const rounds = results.get(contender)!;
+    const requests = rounds.reduce((sum, round) => sum + round.requests, 0);
+    const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
+    return {
+      workload,
+      target: contender.target,
+      requests,
+      seconds,
+      rps: requests / seconds,
+      p50Ms: median(rounds.map((round) => round.p50Ms)),
+      p95Ms: median(rounds.map((round) => round.p95Ms)),
+      p99Ms: median(rounds.map((round) => round.p99Ms)),
+      errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+      errorDetail: rounds.map((round) => round.errorDetail).reduce((total, detail) => ({
+        connectErrors: total.connectErrors + detail.connectErrors,
+        readErrors: total.readErrors + detail.readErrors,
+        writeErrors: total.writeErrors + detail.writeErrors,
+        timeouts: total.timeouts + detail.timeouts,
+        statusErrors: total.statusErrors + detail.statusErrors,
+      })),
+      rounds: rounds.length,
+      planWrapped: rounds.some((round) => round.wrapped),
+      machineLoad: Math.max(...rounds.map((round) => round.machineLoad)),
+    };
+  });
+}
