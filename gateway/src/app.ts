@@ -10,6 +10,7 @@ import { healthRoutes } from './health/routes.js';
 import { installConnectionDraining } from './http/drain.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
+import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
@@ -65,6 +66,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
+    disableRequestLogging: true,
     genReqId: () => randomUUID(),
     schemaErrorFormatter: formatValidationError,
   });
@@ -73,6 +75,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     reply.header('x-request-id', request.id);
     done();
   });
+  installRequestLog(app);
   installValidators(app);
   installConnectionDraining(app);
   installErrorHandler(app);

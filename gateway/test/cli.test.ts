@@ -60,7 +60,7 @@ describe('catalog-gateway CLI', () => {
       DATABASE_URL: await createFixtureDatabase(),
       PORT: String(port),
       WRITE_TOKEN,
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: 'debug',
     });
     await gateway.waitFor('catalog-gateway ready');
 
