@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../errors.js';
 import { parseProductId } from '../http/ids.js';
+import type { Loaders } from '../loaders/index.js';
 import type { Services } from '../services.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
 import { replyCached, serveHotResponses } from './cached-json.js';
@@ -53,52 +54,28 @@ export function productReadRoutes(services: Services) {
         }),
     );
 
-    app.get<{ Params: ProductParams }>(
-      '/products/:product_id',
-      {
-        schema: {
-          summary: 'One product with its features',
-          params: productIdParams,
-          response: { 200: productWithFeaturesSchema, ...notFound },
-        },
-      },
-      (request, reply) =>
-        replyCached(services, request, reply, async ({ loaders }) => {
-          const id = parseProductId(request.params.product_id);
-          return atelierProductWithFeatures(found(await loaders.productWithFeatures.load(id), id));
-        }),
-    );
+    /** A GET of one product's resource: 404 when the product does not exist. */
+    const productRoute = (
+      url: string,
+      summary: string,
+      responseSchema: object,
+      build: (loaders: Loaders, id: number) => Promise<unknown>,
+    ) =>
+      app.get<{ Params: ProductParams }>(
+        url,
+        { schema: { summary, params: productIdParams, response: { 200: responseSchema, ...notFound } } },
+        (request, reply) =>
+          replyCached(services, request, reply, ({ loaders }) => build(loaders, parseProductId(request.params.product_id))),
+      );
 
-    app.get<{ Params: ProductParams }>(
-      '/products/:product_id/styles',
-      {
-        schema: {
-          summary: "A product's styles with photos and skus",
-          params: productIdParams,
-          response: { 200: stylesSchema, ...notFound },
-        },
-      },
-      (request, reply) =>
-        replyCached(services, request, reply, async ({ loaders }) => {
-          const id = parseProductId(request.params.product_id);
-          return atelierStyles(id, found(await loaders.styleTrees.load(id), id).styles);
-        }),
+    productRoute('/products/:product_id', 'One product with its features', productWithFeaturesSchema, async (loaders, id) =>
+      atelierProductWithFeatures(found(await loaders.productWithFeatures.load(id), id)),
     );
-
-    app.get<{ Params: ProductParams }>(
-      '/products/:product_id/related',
-      {
-        schema: {
-          summary: 'Ids of related products',
-          params: productIdParams,
-          response: { 200: relatedSchema, ...notFound },
-        },
-      },
-      (request, reply) =>
-        replyCached(services, request, reply, async ({ loaders }) => {
-          const id = parseProductId(request.params.product_id);
-          return found(await loaders.relatedIds.load(id), id).related_ids;
-        }),
+    productRoute('/products/:product_id/styles', "A product's styles with photos and skus", stylesSchema, async (loaders, id) =>
+      atelierStyles(id, found(await loaders.styleTrees.load(id), id).styles),
+    );
+    productRoute('/products/:product_id/related', 'Ids of related products', relatedSchema, async (loaders, id) =>
+      found(await loaders.relatedIds.load(id), id).related_ids,
     );
   };
 }
