@@ -32,8 +32,12 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/** Tools whose system copy will not do: Debian builds Prometheus without Kubernetes discovery. */
-const PINNED_ONLY = new Set(['promtool']);
+/**
+ * Tools whose system copy will not do: the control plane and kubectl must be the versions built
+ * together (a system kubectl or Debian's etcd 3.4 may be anything), and Debian builds Prometheus
+ * without Kubernetes discovery, which promtool then refuses in the chart's config.
+ */
+const PINNED_ONLY = new Set(['promtool', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl']);
 
 function findExecutable(name: string): string | undefined {
   const toolsBin = join(TOOLS_DIR, 'bin');
