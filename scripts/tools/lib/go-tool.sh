@@ -13,6 +13,11 @@ exit_if_installed() {
   exit 0
 }
 
+# module_gomod MODULE@VERSION: path of that version's go.mod in the module cache.
+module_gomod() {
+  GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p'
+}
+
 # go_install PACKAGE@VERSION [go build flags…]: plain `go install` into the tools bin dir.
 go_install() {
   local target=$1; shift
@@ -30,7 +35,7 @@ go_build_in_shim_module() {
   local shim upstream_gomod target
   shim="$(mktemp -d)"
   trap 'rm -rf "$shim"' RETURN
-  upstream_gomod="$(GOFLAGS=-mod=mod go mod download -json "$module@$version" | jq -r .GoMod)"
+  upstream_gomod="$(module_gomod "$module@$version")"
   {
     echo "module catalog-gateway/tool-shim"
     grep -E '^go [0-9]' "$upstream_gomod"
