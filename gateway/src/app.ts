@@ -91,7 +91,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.addHook('onClose', async () => {
     await apollo.stop();
     await db.close();
-    await Promise.allSettled(connections.map((connection) => connection.quit()));
+    // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
+    await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   });
   return app;
 }

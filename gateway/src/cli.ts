@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startEmbeddedCatalog, type EmbeddedCatalog } from './embedded/embedded-catalog.js';
+import { createProcessLogger } from './logging.js';
 
 const USAGE = `usage: catalog-gateway [--embedded]
 
@@ -33,16 +34,26 @@ try {
   fail(error instanceof ConfigError ? error.message : `${(error as Error).message}\n\n${USAGE}`);
 }
 
-const logger = pino({ level: config.LOG_LEVEL });
-let embedded: EmbeddedCatalog | undefined;
-if (!config.DATABASE_URL) {
-  if (!options.embedded) fail('DATABASE_URL is not set: set it, or start with --embedded (npm start) for a local Postgres');
-  embedded = await startEmbeddedCatalog(config.EMBEDDED_DATA_DIR ?? DEFAULT_DATA_DIR, logger);
-  config = { ...config, DATABASE_URL: embedded.databaseUrl };
+const { logger, flush } = createProcessLogger(config.LOG_LEVEL);
+if (!config.DATABASE_URL && !options.embedded) {
+  fail('DATABASE_URL is not set: set it, or start with --embedded (npm start) for a local Postgres');
 }
 
-const app = await buildApp(config, { logger });
-await app.listen({ host: config.HOST, port: config.PORT });
+let embedded: EmbeddedCatalog | undefined;
+let app: FastifyInstance;
+try {
+  if (!config.DATABASE_URL) {
+    embedded = await startEmbeddedCatalog(config.EMBEDDED_DATA_DIR ?? DEFAULT_DATA_DIR, logger);
+    config = { ...config, DATABASE_URL: embedded.databaseUrl };
+  }
+  app = await buildApp(config, { logger });
+  await app.listen({ host: config.HOST, port: config.PORT });
+} catch (error) {
+  logger.fatal({ err: error }, 'catalog-gateway failed to start');
+  flush();
+  await embedded?.stop();
+  process.exit(1);
+}
 const { port } = app.server.address() as { port: number };
 const base = `http://${config.HOST}:${port}`;
 logger.info({ graphql: `${base}/graphql`, rest: `${base}/products`, docs: `${base}/docs`, metrics: `${base}/metrics` }, 'catalog-gateway ready');
@@ -58,12 +69,14 @@ async function shutDown(signal: string): Promise<void> {
   logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down: draining in-flight requests');
   setTimeout(() => {
     logger.error('grace period over with requests still running: exiting');
+    flush();
     process.exit(1);
   }, config.SHUTDOWN_GRACE_MS).unref();
   await app.close();
   logger.info('requests drained, connections closed');
   await embedded?.stop();
   logger.info('shut down cleanly');
+  flush();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutDown('SIGTERM'));
