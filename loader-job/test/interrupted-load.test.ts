@@ -17,7 +17,7 @@ test('a load killed mid-COPY leaves the old catalog served, and a rerun converge
   const oldExport = join(dir, 'old');
   const newExport = join(dir, 'new');
   await generateCatalog({ outDir: oldExport, products: 200, seed: 1 });
-  await generateCatalog({ outDir: newExport, products: 8_000, seed: 2, dirty: true });
+  await generateCatalog({ outDir: newExport, products: 5_000, seed: 2, dirty: true });
   const databaseUrl = await createTestDatabase('loader_kill');
   await loadCatalog({ databaseUrl, dataDir: oldExport, logger: silent });
   const oldCatalog = await catalogFingerprint(databaseUrl);

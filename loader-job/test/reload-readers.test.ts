@@ -17,7 +17,7 @@ const loadedRows = (report: LoadReport) => new Map(report.files.map((file) => [f
 test('a reader polling during a reload only ever sees the whole old or the whole new catalog', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'loader-readers-'));
   await generateCatalog({ outDir: join(dir, 'old'), products: 500, seed: 3 });
-  await generateCatalog({ outDir: join(dir, 'new'), products: 15_000, seed: 4 });
+  await generateCatalog({ outDir: join(dir, 'new'), products: 10_000, seed: 4 });
   const databaseUrl = await createTestDatabase('loader_readers');
   const oldRows = loadedRows(await loadCatalog({ databaseUrl, dataDir: join(dir, 'old'), logger: silent }));
 

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
@@ -39,9 +39,13 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
   const logger = options.logger ?? pino({ name: 'catalog-loader' });
   const rejectsFile = options.rejectsFile ?? defaultRejectsFile(options);
   const startedAt = new Date();
+  await checkInputFiles(options.dataDir);
+  const rejects = await RejectsWriter.create(rejectsFile);
   const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'catalog-loader' });
-  await client.connect();
-  const rejects = new RejectsWriter(rejectsFile);
+  await client.connect().catch(async (error: unknown) => {
+    await rejects.close();
+    throw error;
+  });
   const progress = createLoadProgress(logger, options.progressBars ?? false);
   let buildSchema: string | undefined;
   let constraints: ConstraintBuilder | undefined;
@@ -97,6 +101,15 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
   } finally {
     await constraints?.close();
     await client.end();
+  }
+}
+
+/** Fails before anything else when an input file is missing. */
+async function checkInputFiles(dataDir: string): Promise<void> {
+  for (const { file } of CATALOG_FILES) {
+    await access(join(dataDir, file)).catch(() => {
+      throw new Error(`missing input file ${file} in ${resolve(dataDir)}`);
+    });
   }
 }
 

@@ -36,9 +36,7 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
   const { client, schema, spec, dataDir, loadedIds, rejects, progress } = options;
   const startedAt = performance.now();
   const path = join(dataDir, spec.file);
-  const { size } = await stat(path).catch(() => {
-    throw new Error(`missing input file ${spec.file} in ${dataDir}`);
-  });
+  const { size } = await stat(path);
   progress.fileStarted(spec.file, size);
 
   const ownIds = new IdSet();

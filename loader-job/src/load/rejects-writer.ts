@@ -19,8 +19,18 @@ export class RejectsWriter {
   private readonly stream: WriteStream;
   private pending = '';
 
-  constructor(readonly path: string) {
-    this.stream = createWriteStream(path);
+  private constructor(
+    readonly path: string,
+    stream: WriteStream,
+  ) {
+    this.stream = stream;
+  }
+
+  /** Creates (truncates) the rejects file; fails here, before any loading, if it cannot be written. */
+  static async create(path: string): Promise<RejectsWriter> {
+    const stream = createWriteStream(path);
+    await once(stream, 'open');
+    return new RejectsWriter(path, stream);
   }
 
   add(record: RejectedRecord): void {
