@@ -130,7 +130,7 @@ function headerConverter(
   const header = splitCsvRecord(text);
   if (header.status !== 'complete') throw new HeaderError(`${spec.file}: the header line is not valid CSV`);
   const positions = resolveHeader(spec, header.fields);
-  return new RowConverter(spec, positions, ownIds, loadedIds, (kind) => tally(repairs, kind), header.fields.length);
+  return new RowConverter(spec, positions, ownIds, loadedIds, (kind, count) => tally(repairs, kind, count), header.fields.length);
 }
 
 function copyStatement(client: pg.ClientBase, schema: string, spec: CatalogFileSpec, converter: RowConverter): string {

@@ -11,7 +11,7 @@ export interface Rejection {
 }
 
 /** Receives the repairs made while converting a row that still loaded. */
-export type RepairCounter = (kind: RepairKind) => void;
+export type RepairCounter = (kind: RepairKind, count?: number) => void;
 
 const UNSIGNED_ID = /^\d{1,15}$/;
 const PRICE = /^\d{1,9}(\.\d+)?$/;
@@ -46,8 +46,12 @@ function numberProblem(column: string, value: string): never {
  */
 export class RowConverter {
   private readonly expectedFields: number;
+  /** Raw records can go to COPY only when the file has no columns beyond the table's. */
+  private readonly rawRecordsFit: boolean;
   /** Spec column indexes in the order the file holds them: the COPY column order. */
   private readonly fileOrder: number[];
+  /** Repairs of the record being rendered, counted only if it loads. */
+  private repairs: RepairKind[] = [];
 
   constructor(
     private readonly spec: CatalogFileSpec,
@@ -58,6 +62,7 @@ export class RowConverter {
     headerFieldCount: number,
   ) {
     this.expectedFields = headerFieldCount;
+    this.rawRecordsFit = headerFieldCount === spec.columns.length;
     this.fileOrder = spec.columns.map((_, index) => index).sort((a, b) => positions[a]! - positions[b]!);
   }
 
@@ -73,7 +78,7 @@ export class RowConverter {
 
   /** The COPY line for the record, or why it cannot load. */
   convert(fields: string[], raw: string): string | Rejection {
-    if (fields.length === this.expectedFields && this.acceptedAsRead(fields, raw)) return `${raw}\n`;
+    if (this.rawRecordsFit && fields.length === this.expectedFields && this.acceptedAsRead(fields, raw)) return `${raw}\n`;
     try {
       return this.render(fields);
     } catch (error) {
@@ -89,6 +94,7 @@ export class RowConverter {
   private acceptedAsRead(fields: readonly string[], raw: string): boolean {
     const { columns } = this.spec;
     let id = -1;
+    let nullLiterals = 0;
     for (let index = 0; index < columns.length; index++) {
       const column = columns[index]!;
       const value = fields[this.positions[index]!]!;
@@ -109,10 +115,17 @@ export class RowConverter {
           if (value !== '0' && value !== '1') return false;
           break;
         default:
-          if (value === 'null' ? raw.includes('"null"') : !this.canonicalNullable(column, value)) return false;
+          if (value !== 'null') {
+            if (!this.canonicalNullable(column, value)) return false;
+          } else if (raw.includes('"null"')) {
+            return false; // a quoted "null" would reach Postgres as text; the careful path decides
+          } else {
+            nullLiterals++;
+          }
       }
     }
     this.ownIds.add(id);
+    if (nullLiterals > 0) this.repaired('null literal', nullLiterals);
     return true;
   }
 
@@ -124,6 +137,7 @@ export class RowConverter {
   }
 
   private render(fields: string[]): string {
+    this.repairs = [];
     this.checkFieldCount(fields);
     const rendered: string[] = [];
     let id = 0;
@@ -133,13 +147,14 @@ export class RowConverter {
     });
     if (this.ownIds.has(id)) reject('duplicate id', `id ${id} was already loaded from an earlier line`);
     this.ownIds.add(id);
+    this.repairs.forEach((kind) => this.repaired(kind));
     return `${this.fileOrder.map((index) => rendered[index]).join(',')}\n`;
   }
 
   private checkFieldCount(fields: readonly string[]): void {
     if (fields.length === 1 && fields[0]!.trim() === '') reject('blank line', 'the line holds no fields');
     if (fields.length > this.expectedFields && this.extrasAreEmpty(fields)) {
-      this.repaired('empty extra columns');
+      this.repairs.push('empty extra columns');
       return;
     }
     if (fields.length !== this.expectedFields) {
@@ -155,9 +170,9 @@ export class RowConverter {
   /** Trimmed value, or null for an empty field or a literal `null`. */
   private cleaned(raw: string): string | null {
     const value = raw.trim();
-    if (value.length !== raw.length) this.repaired('trimmed whitespace');
+    if (value.length !== raw.length) this.repairs.push('trimmed whitespace');
     if (value === 'null' || value === 'NULL') {
-      this.repaired('null literal');
+      this.repairs.push('null literal');
       return null;
     }
     return value === '' ? null : value;
