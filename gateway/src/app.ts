@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/create-cache.js';
 import { PRODUCT_LIST_TAG } from './cache/tags.js';
@@ -66,7 +66,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
-    disableRequestLogging: true,
+    // Request lines come from installRequestLog (one per request instead of two).
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     schemaErrorFormatter: formatValidationError,
   });
