@@ -65,7 +65,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     await constraints.finish();
     await prepareForService(client, buildSchema);
     const indexedAt = performance.now();
-    await swapIntoService(client, buildSchema);
+    await swapIntoService(client, buildSchema, logger);
     const finishedAt = new Date();
     await rejects.close();
 

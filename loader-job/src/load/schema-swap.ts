@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { CATALOG_FILES } from '../catalog-files.js';
 import { SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
 
@@ -51,7 +52,7 @@ export async function prepareForService(client: pg.ClientBase, schema: string): 
  * Puts the build schema in service in one transaction: readers see the old catalog until the
  * commit and the new one after it, never neither. The retired catalog is dropped afterwards.
  */
-export async function swapIntoService(client: pg.ClientBase, buildSchema: string): Promise<void> {
+export async function swapIntoService(client: pg.ClientBase, buildSchema: string, logger: Logger): Promise<void> {
   const retired = `${RETIRED_PREFIX}${Date.now()}`;
   const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [SERVING_SCHEMA]);
   await client.query('BEGIN');
@@ -65,5 +66,21 @@ export async function swapIntoService(client: pg.ClientBase, buildSchema: string
     await client.query('ROLLBACK');
     throw error;
   }
-  if (rows.length > 0) await client.query(`DROP SCHEMA ${client.escapeIdentifier(retired)} CASCADE`);
+  if (rows.length > 0) await dropRetiredCatalog(client, retired, logger);
+}
+
+/**
+ * The drop waits for readers still inside the retired tables (and, once done, makes prepared
+ * statements re-resolve `catalog.*` to the new tables). The new catalog is already served, so
+ * a drop that cannot get its locks in time is left to the next load instead of failing this one.
+ */
+async function dropRetiredCatalog(client: pg.ClientBase, retired: string, logger: Logger): Promise<void> {
+  try {
+    await client.query(`SET lock_timeout = '60s'`);
+    await client.query(`DROP SCHEMA ${client.escapeIdentifier(retired)} CASCADE`);
+  } catch (error) {
+    logger.warn({ err: error, schema: retired }, 'could not drop the retired catalog yet; the next load will');
+  } finally {
+    await client.query('RESET lock_timeout');
+  }
 }
