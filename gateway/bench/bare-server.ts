@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { forEachConcurrently } from './concurrently.js';
 
 interface RecordedResponse {
   status: number;
@@ -25,21 +26,15 @@ const port = Number(requiredEnv('PORT'));
 const paths = [...new Set((await readFile(requiredEnv('PATHS_FILE'), 'utf8')).split('\n').filter(Boolean))];
 
 const recorded = new Map<string, RecordedResponse>();
-const pending = paths.values();
 const started = Date.now();
-// Workers share one iterator, so at most RECORDING_CONCURRENCY requests are in flight.
-await Promise.all(
-  Array.from({ length: RECORDING_CONCURRENCY }, async () => {
-    for (const path of pending) {
-      const response = await fetch(upstreamUrl + path);
-      recorded.set(path, {
-        status: response.status,
-        contentType: response.headers.get('content-type') ?? 'application/json',
-        body: Buffer.from(await response.arrayBuffer()),
-      });
-    }
-  }),
-);
+await forEachConcurrently(paths, RECORDING_CONCURRENCY, async (path) => {
+  const response = await fetch(upstreamUrl + path);
+  recorded.set(path, {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? 'application/json',
+    body: Buffer.from(await response.arrayBuffer()),
+  });
+});
 const failed = [...recorded.values()].filter(({ status }) => status >= 400).length;
 console.log(`recorded ${recorded.size} responses (${failed} non-2xx) from ${upstreamUrl} in ${Date.now() - started} ms`);
 
