@@ -8,6 +8,7 @@ import { Database } from './db/database.js';
 import { createApollo, graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
 import { installConnectionDraining } from './http/drain.js';
+import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
@@ -62,7 +63,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     metrics,
   };
 
+  const lifecycle: Lifecycle = { closing: false };
   const app = Fastify({
+    serverFactory: createServerWithHotLane(cache, metrics, logger, lifecycle),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
@@ -78,7 +81,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
   installRequestLog(app);
   installValidators(app);
-  installConnectionDraining(app);
+  installConnectionDraining(app, lifecycle);
   installErrorHandler(app);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);

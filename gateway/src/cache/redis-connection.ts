@@ -10,7 +10,7 @@ export function connectRedis(url: string, logger: Logger, role: string): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 250,
+    commandTimeout: 500,
     connectTimeout: 1_000,
     autoResubscribe: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),

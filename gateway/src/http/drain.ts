@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import type { Lifecycle } from './hot-lane.js';
 
 /**
  * While closing, responses to requests still in flight say `Connection: close`, so keep-alive
  * clients hang up at once instead of holding the drain open until their idle timeout.
  */
-export function installConnectionDraining(app: FastifyInstance): void {
-  let closing = false;
+export function installConnectionDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
   app.addHook('preClose', async () => {
-    closing = true;
+    lifecycle.closing = true;
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+    if (lifecycle.closing) reply.header('connection', 'close');
     done(null, payload);
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { restCacheKey } from '../cache/keys.js';
 import { createRequestScope, type RequestScope, type Services } from '../services.js';
 
@@ -15,19 +15,8 @@ export async function replyCached(
   const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
     const scope = createRequestScope(services);
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    return { status: 200, body, meta: '', tags: scope.tags.values, cacheable: true };
+    // The route pattern travels with the cached bytes: the hot lane labels its metrics with it.
+    return { status: 200, body, meta: request.routeOptions.url ?? 'unmatched', tags: scope.tags.values, cacheable: true };
   });
   return reply.code(served.status).type('application/json; charset=utf-8').send(served.body);
-}
-
-/**
- * Answers GETs whose response is in the in-process cache straight from the onRequest hook,
- * skipping validation and the handler: the hot path of a hot catalog.
- */
-export function serveHotResponses(app: FastifyInstance, services: Services): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    const hit = request.method === 'GET' ? services.cache.peek(restCacheKey(request.url)) : undefined;
-    if (!hit) return done();
-    reply.code(hit.status).type('application/json; charset=utf-8').send(hit.body);
-  });
 }

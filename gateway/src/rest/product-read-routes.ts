@@ -4,7 +4,7 @@ import { parseProductId } from '../http/ids.js';
 import type { Loaders } from '../loaders/index.js';
 import type { Services } from '../services.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
-import { replyCached, serveHotResponses } from './cached-json.js';
+import { replyCached } from './cached-json.js';
 import {
   errorSchema,
   pageQuery,
@@ -34,8 +34,6 @@ const notFound = { 400: errorSchema, 404: errorSchema, 503: errorSchema };
 /** The legacy Atelier read paths, byte for byte. */
 export function productReadRoutes(services: Services) {
   return async (app: FastifyInstance) => {
-    serveHotResponses(app, services);
-
     app.get<{ Querystring: PageQuery }>(
       '/products',
       {
