@@ -15,7 +15,7 @@ import type { RejectedRecord } from '../src/load/rejects-writer.js';
  * checks where its line went: loaded (with its repair visible in the database) or rejected
  * with its reason and line number. Line numbers count the header as line 1.
  */
-const FIXTURE: Record<string, string> = {
+const FIXTURE: Record<string, string | Buffer> = {
   'product.csv': [
     '\uFEFFid,name,slogan,description,category,default_price\r\n', // 1: byte order mark, CRLF
     '1,"Camo Onesie","Blend in","The So Fatigues, with ""quotes""",Jackets,140\r\n', // 2: quoted comma and "" escapes
@@ -34,14 +34,21 @@ const FIXTURE: Record<string, string> = {
     '11,"Quote "inside" field",x,y,Pants,5\n', // 15: broken quoting
     '12,"Last Line Without Newline",x,y,Pants,12', // 16
   ].join(''),
-  'features.csv': [
-    'id,product_id,feature,value\n',
-    '1,1,"Fabric","Canvas"\n', // 2
-    '2,1,"Buttons",null\n', // 3: literal null value
-    '3,999,"Fabric","Silk"\n', // 4: product that does not exist
-    '4,4,"Fabric","Wool"\n', // 5: product that was rejected
-    '2,2,"Duplicate","x"\n', // 6: duplicate id
-  ].join(''),
+  'features.csv': Buffer.concat([
+    Buffer.from(
+      [
+        'id,product_id,feature,value\n',
+        '1,1,"Fabric","Canvas"\n', // 2
+        '2,1,"Buttons",null\n', // 3: literal null value
+        '3,999,"Fabric","Silk"\n', // 4: product that does not exist
+        '4,4,"Fabric","Wool"\n', // 5: product that was rejected
+        '2,2,"Duplicate","x"\n', // 6: duplicate id
+        '5,2,"Fabric","Caf',
+      ].join(''),
+    ),
+    Buffer.from([0xe9]), // 7: Latin-1 "é", not UTF-8
+    Buffer.from('"\n'),
+  ]),
   'styles.csv': [
     'id,productId,name,sale_price,original_price,default_style\n', // header alias productId
     '1,1,"Forest Green & Black",null,140,1\n', // 2
@@ -88,6 +95,7 @@ const EXPECTED_REJECTS = [
   ['features.csv', 4, 'orphan product_id'],
   ['features.csv', 5, 'orphan product_id'],
   ['features.csv', 6, 'duplicate id'],
+  ['features.csv', 7, 'invalid UTF-8'],
   ['styles.csv', 4, 'negative number'],
   ['styles.csv', 5, 'not a boolean'],
   ['styles.csv', 6, 'orphan product_id'],
@@ -201,7 +209,7 @@ describe('every defect class of the export, one hand-made line each', () => {
 
   it('reconciles every physical line of every file', () => {
     for (const file of report.files) {
-      const physicalLines = FIXTURE[file.file]!.split('\n').filter((line, index, all) => index < all.length - 1 || line !== '').length;
+      const physicalLines = FIXTURE[file.file]!.toString().split('\n').filter((line, index, all) => index < all.length - 1 || line !== '').length;
       assert.equal(file.lines.read, physicalLines, file.file);
       assert.equal(file.lines.read, file.lines.header + file.lines.loaded + file.lines.rejected, file.file);
       assert.equal(file.records.read, file.records.loaded + file.records.rejected, file.file);

@@ -19,6 +19,7 @@ const QUANTITY = /^\d{1,10}$/;
 const NEGATIVE = /^-\d+(\.\d+)?$/;
 const NUMERIC = /^\d+(\.\d+)?$/;
 const MAX_INT4 = 2147483647;
+const REPLACEMENT_CHARACTER = '\uFFFD';
 const FLAGS = new Map([['0', 'f'], ['1', 't'], ['false', 'f'], ['true', 't'], ['f', 'f'], ['t', 't']]);
 
 class RowRejected extends Error {
@@ -78,6 +79,10 @@ export class RowConverter {
 
   /** The COPY line for the record, or why it cannot load. */
   convert(fields: string[], raw: string): string | Rejection {
+    // The decoder turns bytes that are not UTF-8 into U+FFFD; loading that would alter data unseen.
+    if (raw.includes(REPLACEMENT_CHARACTER)) {
+      return { reason: 'invalid UTF-8', detail: 'the record holds bytes that are not valid UTF-8 (or a literal U+FFFD)' };
+    }
     if (this.rawRecordsFit && fields.length === this.expectedFields && this.acceptedAsRead(fields, raw)) return `${raw}\n`;
     try {
       return this.render(fields);
