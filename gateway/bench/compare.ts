@@ -1,4 +1,5 @@
 import { loadavg } from 'node:os';
+import { processTreeCpuSeconds } from './cpu-usage.js';
 import type { Cell, TargetName, Workload } from './report.js';
 import type { ServerProcess } from './targets/server-process.js';
 import { runWrk, type LoadResult, type LoadSettings } from './wrk.js';
@@ -21,7 +22,16 @@ export interface Contender {
 export interface CompareSettings {
   load: LoadSettings;
   warmupSeconds: number;
+  /** Postgres and Redis: whatever CPU they spend during a round is on behalf of its target. */
+  backendPids: number[];
   log: (message: string) => void;
+}
+
+interface RoundResult extends LoadResult {
+  wrapped: boolean;
+  machineLoad: number;
+  serverCpuSeconds: number;
+  backendCpuSeconds: number;
 }
 
 const median = (values: number[]) => {
@@ -42,15 +52,24 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     contender.server.assertAlive();
     await runWrk(contender.server.baseUrl, contender.warmup.file, { ...settings.load, durationSeconds: settings.warmupSeconds });
   }
-  const results = new Map<Contender, Array<LoadResult & { wrapped: boolean; machineLoad: number }>>(contenders.map((c) => [c, []]));
+  const results = new Map<Contender, RoundResult[]>(contenders.map((c) => [c, []]));
+  const backendCpu = () => settings.backendPids.reduce((sum, pid) => sum + processTreeCpuSeconds(pid), 0);
   for (let round = 0; round < roundCount; round += 1) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const contender of order) {
       const plan = contender.rounds[round]!;
       const machineLoad = loadavg()[0]!;
+      const [serverBefore, backendBefore] = [processTreeCpuSeconds(contender.server.pid), backendCpu()];
       const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });
+      const [serverAfter, backendAfter] = [processTreeCpuSeconds(contender.server.pid), backendCpu()];
       contender.server.assertAlive();
-      results.get(contender)!.push({ ...result, wrapped: contender.cold && result.requests > plan.size, machineLoad });
+      results.get(contender)!.push({
+        ...result,
+        wrapped: contender.cold && result.requests > plan.size,
+        machineLoad,
+        serverCpuSeconds: serverAfter - serverBefore,
+        backendCpuSeconds: backendAfter - backendBefore,
+      });
       settings.log(
         `${workload} × ${contender.target} round ${round + 1}/${roundCount}: ${Math.round(result.rps)} RPS, ` +
           `p95 ${result.p95Ms.toFixed(2)} ms, ${result.errors} errors (load average ${machineLoad.toFixed(1)})`,
@@ -61,6 +80,7 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     const rounds = results.get(contender)!;
     const requests = rounds.reduce((sum, round) => sum + round.requests, 0);
     const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
+    const microsPerRequest = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, requests);
     return {
       workload,
       target: contender.target,
@@ -81,6 +101,8 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
       rounds: rounds.length,
       planWrapped: rounds.some((round) => round.wrapped),
       machineLoad: Math.max(...rounds.map((round) => round.machineLoad)),
+      serverCpuMicrosPerRequest: microsPerRequest(rounds.reduce((sum, round) => sum + round.serverCpuSeconds, 0)),
+      backendCpuMicrosPerRequest: microsPerRequest(rounds.reduce((sum, round) => sum + round.backendCpuSeconds, 0)),
     };
   });
 }

@@ -14,6 +14,10 @@ export interface Cell extends LoadResult {
   planWrapped: boolean;
   /** Highest 1-minute load average seen as a round started: above the core count, others competed. */
   machineLoad: number;
+  /** CPU time of the target's own process per request. */
+  serverCpuMicrosPerRequest: number;
+  /** CPU time Postgres and Redis spent per request of the target. */
+  backendCpuMicrosPerRequest: number;
 }
 
 interface Ratio {
@@ -22,25 +26,29 @@ interface Ratio {
   target: number | null;
 }
 
-function rpsOf(cells: readonly Cell[], workload: Workload, target: TargetName): number | null {
-  return cells.find((cell) => cell.workload === workload && cell.target === target)?.rps ?? null;
-}
+const totalCpuMicros = (cell: Cell) => cell.serverCpuMicrosPerRequest + cell.backendCpuMicrosPerRequest;
 
-function ratio(cells: readonly Cell[], workload: Workload, over: TargetName, target: number | null): Ratio {
-  const gateway = rpsOf(cells, workload, 'gateway');
-  const baseline = rpsOf(cells, workload, over);
-  return {
-    name: `${workload}: gateway / ${over} (RPS)`,
-    value: gateway !== null && baseline ? gateway / baseline : null,
-    target,
-  };
+/** Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both). */
+function ratioPair(cells: readonly Cell[], workload: Workload, over: TargetName, target: number | null): Ratio[] {
+  const find = (name: TargetName) => cells.find((cell) => cell.workload === workload && cell.target === name);
+  const gateway = find('gateway');
+  const baseline = find(over);
+  const both = gateway && baseline;
+  return [
+    { name: `${workload}: gateway / ${over}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
+    {
+      name: `${workload}: gateway / ${over}, requests per CPU-second (target + Postgres + Redis)`,
+      value: both ? totalCpuMicros(baseline) / totalCpuMicros(gateway) : null,
+      target,
+    },
+  ];
 }
 
 export function ratios(cells: readonly Cell[]): Ratio[] {
   return [
-    ratio(cells, 'REST mix, hot', 'bare node:http', 0.7),
-    ratio(cells, 'GraphQL product page, cold', 'postgraphile', 1.5),
-    ratio(cells, 'REST mix, cold', 'bare node:http', null),
+    ...ratioPair(cells, 'REST mix, hot', 'bare node:http', 0.7),
+    ...ratioPair(cells, 'GraphQL product page, cold', 'postgraphile', 1.5),
+    ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
   ];
 }
 
@@ -54,6 +62,8 @@ function tableRows(cells: readonly Cell[]) {
     'p99 ms': Number(cell.p99Ms.toFixed(2)),
     errors: cell.errors,
     requests: cell.requests,
+    'CPU µs/req': Math.round(cell.serverCpuMicrosPerRequest),
+    'DB+Redis CPU µs/req': Math.round(cell.backendCpuMicrosPerRequest),
     'load avg': Number(cell.machineLoad.toFixed(1)),
     note: cell.planWrapped ? 'cold plan wrapped: some requests repeated' : '',
   }));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from '../../scripts/test/redis.js';
 import { forEachConcurrently } from './concurrently.js';
+import { findPid } from './cpu-usage.js';
 import { openBenchDataset } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
@@ -65,6 +66,9 @@ try {
   await assertSameProductPage(gateway, postgraphile, productIds.min);
 
   const seed = options.seed;
+  const redisPid = findPid('redis-server', `127.0.0.1:${redis.port}`);
+  if (redisPid === undefined) throw new Error(`cannot find the benchmark's redis-server (port ${redis.port}) in /proc`);
+  const backendPids = [dataset.pid, redisPid];
   const plan = async (name: string, requests: PlannedRequest[]): Promise<PlanFile & { requests: PlannedRequest[] }> => {
     const file = join(PLAN_DIR, `${name}.txt`);
     await writePlan(file, requests);
@@ -78,7 +82,9 @@ try {
     );
   };
   const compare = async (workload: Workload, contenders: Contender[]) => {
-    cells.push(...(await compareTargets(workload, contenders, { load: options.load, warmupSeconds: options.warmupSeconds, log })));
+    cells.push(
+      ...(await compareTargets(workload, contenders, { load: options.load, warmupSeconds: options.warmupSeconds, backendPids, log })),
+    );
   };
 
   // GraphQL product page, cold: each target gets its own uniform ids, so neither finds rows the

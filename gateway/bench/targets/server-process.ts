@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface ServerProcess {
   readonly name: string;
   readonly baseUrl: string;
+  readonly pid: number;
   /** Throws if the process has died: a target that crashes must fail the benchmark. */
   assertAlive(): void;
   stop(): Promise<void>;
@@ -48,6 +49,7 @@ export async function startServerProcess(spec: ServerProcessSpec): Promise<Serve
   return {
     name: spec.name,
     baseUrl,
+    pid: child.pid!,
     assertAlive() {
       if (hasExited(child)) throw new Error(`${spec.name} died during the benchmark (log: ${spec.logFile})`);
     },
