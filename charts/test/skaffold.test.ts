@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { findManifest, parseManifests, REPO_ROOT } from './support/chart.js';
@@ -37,7 +37,7 @@ describe('skaffold.yaml', () => {
     assert.match(config.apiVersion, /^skaffold\/v4beta\d+$/);
     assert.deepEqual(
       config.build.artifacts.map((a: any) => [a.image, a.context, a.docker.dockerfile]),
-      [['catalog-gateway', '.', 'gateway/Dockerfile'], ['catalog-loader', '.', 'loader-job/Dockerfile']],
+      [['catalog-gateway', resolve(REPO_ROOT), 'gateway/Dockerfile'], ['catalog-loader', resolve(REPO_ROOT), 'loader-job/Dockerfile']],
     );
     assert.deepEqual(
       config.portForward.map((p: any) => [p.resourceName, p.port, p.localPort, p.address]),
@@ -63,7 +63,7 @@ describe('skaffold.yaml', () => {
       ],
     }));
     const rendered = await runSkaffold([
-      'render', '--offline', '--filename', 'skaffold.yaml', '--build-artifacts', builds, '--digest-source', 'none',
+      'render', '--offline', '--filename', 'skaffold.yaml', '--build-artifacts', builds, '--digest-source', 'tag',
     ]);
     const manifests = parseManifests(rendered);
     const gateway = findManifest(manifests, 'Deployment', 'catalog-gateway-gateway') as any;

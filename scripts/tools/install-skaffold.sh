@@ -3,5 +3,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib/go-tool.sh"
 exit_if_installed skaffold
-go_build_in_shim_module github.com/GoogleContainerTools/skaffold/v2 v2.16.1 "" "$TOOLS_BIN" "-s -w" \
+version=v2.16.1
+go_build_in_shim_module github.com/GoogleContainerTools/skaffold/v2 "$version" "" "$TOOLS_BIN" \
+  "-s -w -X github.com/GoogleContainerTools/skaffold/v2/pkg/skaffold/version.version=$version" \
   skaffold=github.com/GoogleContainerTools/skaffold/v2/cmd/skaffold
