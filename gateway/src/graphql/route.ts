@@ -1,4 +1,5 @@
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { graphqlCacheKey } from '../cache/keys.js';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
@@ -31,7 +32,13 @@ export async function createApollo(services: Services): Promise<ApolloServer<Gra
     typeDefs,
     resolvers,
     validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
-    plugins: [complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY), errorStatusPlugin, metricsPlugin(metrics)],
+    plugins: [
+      complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY),
+      errorStatusPlugin,
+      metricsPlugin(metrics),
+      // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
+      ApolloServerPluginCacheControlDisabled(),
+    ],
     includeStacktraceInErrorResponses: false,
     // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.
     stopOnTerminationSignals: false,
