@@ -1,6 +1,12 @@
 import type * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
-import { LegendDisplayMode, LegendPlacement, SortOrder, TooltipDisplayMode } from '@grafana/grafana-foundation-sdk/common';
-import { VizLegendOptionsBuilder, VizTooltipOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
+import {
+  LegendDisplayMode,
+  LegendPlacement,
+  SortOrder,
+  TooltipDisplayMode,
+  VizLegendOptionsBuilder,
+  VizTooltipOptionsBuilder,
+} from '@grafana/grafana-foundation-sdk/common';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';

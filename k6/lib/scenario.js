@@ -12,8 +12,6 @@ export function scenarioOptions(scenarios) {
     thresholds: sloThresholds(config),
     systemTags: SYSTEM_TAGS,
     summaryTrendStats: SUMMARY_TREND_STATS,
-    // An arrival-rate run asks for RPS; VUs only serve it. Fail loudly instead of hanging on.
-    setupTimeout: '30s',
   };
 }
 
