@@ -1,6 +1,16 @@
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
 import { INVALIDATION_CHANNEL, redisResponseKey, redisTagKey } from './keys.js';
+
+// Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..]), all expiring together;
+// one command instead of two per tag.
+const STORE_TAGGED = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], KEYS[1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+end
+return #KEYS`;
 
 // Deletes every response listed in the given tag sets, then the sets, atomically.
 const EVICT_TAGGED = `
@@ -11,9 +21,20 @@ for _, tag in ipairs(KEYS) do
 end
 return removed`;
 
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    storeTagged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
+    evictTagged(numberOfKeys: number, ...keys: string[]): Result<number, Context>;
+  }
+}
+
 /** The shared response cache every replica reads and every write evicts from. */
 export class RedisStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: Redis) {
+    // Sent as EVALSHA (the script body only once per connection).
+    redis.defineCommand('storeTagged', { lua: STORE_TAGGED });
+    redis.defineCommand('evictTagged', { lua: EVICT_TAGGED });
+  }
 
   async get(key: string): Promise<CacheEntry | undefined> {
     const text = await this.redis.get(redisResponseKey(key));
@@ -22,16 +43,13 @@ export class RedisStore {
 
   async set(key: string, entry: CacheEntry): Promise<void> {
     const ttlMs = Math.max(1, entry.expiresAt - Date.now());
-    const responseKey = redisResponseKey(key);
-    const transaction = this.redis.multi().set(responseKey, encodeEntry(entry), 'PX', ttlMs);
     // A tag set lives as long as the newest response in it.
-    for (const tag of entry.tags) transaction.sadd(redisTagKey(tag), responseKey).pexpire(redisTagKey(tag), ttlMs);
-    await transaction.exec();
+    await this.redis.storeTagged(1 + entry.tags.length, redisResponseKey(key), ...entry.tags.map(redisTagKey), encodeEntry(entry), ttlMs);
   }
 
   /** Evicts the tagged responses and tells every replica (their in-process copies) about it. */
   async invalidate(tags: string[]): Promise<void> {
-    await this.redis.eval(EVICT_TAGGED, tags.length, ...tags.map(redisTagKey));
+    await this.redis.evictTagged(tags.length, ...tags.map(redisTagKey));
     await this.redis.publish(INVALIDATION_CHANNEL, JSON.stringify(tags));
   }
 }

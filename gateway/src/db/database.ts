@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -18,6 +19,15 @@ function parseInt8(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} does not fit a JSON number`);
   return value;
+}
+
+const statementNames = new Map<string, string>();
+
+/** A stable prepared-statement name per SQL text (the gateway's statements are a small fixed set). */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `catalog_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`));
+  return name;
 }
 
 const typeOverrides = {
@@ -57,7 +67,9 @@ export class Database {
   async query<Row>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
     this.statements.emit('statement', text);
     try {
-      const result = await this.pool.query(text, values as unknown[]);
+      // Named, so each connection parses and plans a statement once and reuses the plan
+      // (Postgres re-resolves the names if the catalog schema is swapped underneath).
+      const result = await this.pool.query({ name: statementName(text), text, values: values as unknown[] });
       return result.rows as Row[];
     } catch (error) {
       throw toAvailabilityError(error, this.options.acquireTimeoutMs);
