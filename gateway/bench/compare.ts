@@ -23,15 +23,21 @@ export interface CompareSettings {
   load: LoadSettings;
   warmupSeconds: number;
   /** Postgres and Redis: whatever CPU they spend during a round is on behalf of its target. */
-  backendPids: number[];
+  backendPids: { postgres: number; redis: number };
   log: (message: string) => void;
 }
 
 interface RoundResult extends LoadResult {
   wrapped: boolean;
   machineLoad: number;
-  serverCpuSeconds: number;
-  backendCpuSeconds: number;
+  cpuSeconds: CpuSplit;
+}
+
+/** CPU seconds of the target's own process, of Postgres and of Redis. */
+interface CpuSplit {
+  server: number;
+  postgres: number;
+  redis: number;
 }
 
 const median = (values: number[]) => {
@@ -53,22 +59,29 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     await runWrk(contender.server.baseUrl, contender.warmup.file, { ...settings.load, durationSeconds: settings.warmupSeconds });
   }
   const results = new Map<Contender, RoundResult[]>(contenders.map((c) => [c, []]));
-  const backendCpu = () => settings.backendPids.reduce((sum, pid) => sum + processTreeCpuSeconds(pid), 0);
+  const cpuNow = (server: ServerProcess): CpuSplit => ({
+    server: processTreeCpuSeconds(server.pid),
+    postgres: processTreeCpuSeconds(settings.backendPids.postgres),
+    redis: processTreeCpuSeconds(settings.backendPids.redis),
+  });
   for (let round = 0; round < roundCount; round += 1) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const contender of order) {
       const plan = contender.rounds[round]!;
       const machineLoad = loadavg()[0]!;
-      const [serverBefore, backendBefore] = [processTreeCpuSeconds(contender.server.pid), backendCpu()];
+      const before = cpuNow(contender.server);
       const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });
-      const [serverAfter, backendAfter] = [processTreeCpuSeconds(contender.server.pid), backendCpu()];
+      const after = cpuNow(contender.server);
       contender.server.assertAlive();
       results.get(contender)!.push({
         ...result,
         wrapped: contender.cold && result.requests > plan.size,
         machineLoad,
-        serverCpuSeconds: serverAfter - serverBefore,
-        backendCpuSeconds: backendAfter - backendBefore,
+        cpuSeconds: {
+          server: after.server - before.server,
+          postgres: after.postgres - before.postgres,
+          redis: after.redis - before.redis,
+        },
       });
       settings.log(
         `${workload} × ${contender.target} round ${round + 1}/${roundCount}: ${Math.round(result.rps)} RPS, ` +
@@ -80,7 +93,8 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     const rounds = results.get(contender)!;
     const requests = rounds.reduce((sum, round) => sum + round.requests, 0);
     const seconds = rounds.reduce((sum, round) => sum + round.seconds, 0);
-    const microsPerRequest = (cpuSeconds: number) => (cpuSeconds * 1e6) / Math.max(1, requests);
+    const microsPerRequest = (part: keyof CpuSplit) =>
+      (rounds.reduce((sum, round) => sum + round.cpuSeconds[part], 0) * 1e6) / Math.max(1, requests);
     return {
       workload,
       target: contender.target,
@@ -101,8 +115,11 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
       rounds: rounds.length,
       planWrapped: rounds.some((round) => round.wrapped),
       machineLoad: Math.max(...rounds.map((round) => round.machineLoad)),
-      serverCpuMicrosPerRequest: microsPerRequest(rounds.reduce((sum, round) => sum + round.serverCpuSeconds, 0)),
-      backendCpuMicrosPerRequest: microsPerRequest(rounds.reduce((sum, round) => sum + round.backendCpuSeconds, 0)),
+      cpuMicrosPerRequest: {
+        server: microsPerRequest('server'),
+        postgres: microsPerRequest('postgres'),
+        redis: microsPerRequest('redis'),
+      },
     };
   });
 }

@@ -14,10 +14,8 @@ export interface Cell extends LoadResult {
   planWrapped: boolean;
   /** Highest 1-minute load average seen as a round started: above the core count, others competed. */
   machineLoad: number;
-  /** CPU time of the target's own process per request. */
-  serverCpuMicrosPerRequest: number;
-  /** CPU time Postgres and Redis spent per request of the target. */
-  backendCpuMicrosPerRequest: number;
+  /** CPU time per request: the target's own process, and what Postgres and Redis spent for it. */
+  cpuMicrosPerRequest: { server: number; postgres: number; redis: number };
 }
 
 interface Ratio {
@@ -26,7 +24,7 @@ interface Ratio {
   target: number | null;
 }
 
-const totalCpuMicros = (cell: Cell) => cell.serverCpuMicrosPerRequest + cell.backendCpuMicrosPerRequest;
+const totalCpuMicros = ({ cpuMicrosPerRequest: { server, postgres, redis } }: Cell) => server + postgres + redis;
 
 /** Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both). */
 function ratioPair(cells: readonly Cell[], workload: Workload, over: TargetName, target: number | null): Ratio[] {
@@ -62,8 +60,9 @@ function tableRows(cells: readonly Cell[]) {
     'p99 ms': Number(cell.p99Ms.toFixed(2)),
     errors: cell.errors,
     requests: cell.requests,
-    'CPU µs/req': Math.round(cell.serverCpuMicrosPerRequest),
-    'DB+Redis CPU µs/req': Math.round(cell.backendCpuMicrosPerRequest),
+    'CPU µs/req': Math.round(cell.cpuMicrosPerRequest.server),
+    'PG µs/req': Math.round(cell.cpuMicrosPerRequest.postgres),
+    'Redis µs/req': Math.round(cell.cpuMicrosPerRequest.redis),
     'load avg': Number(cell.machineLoad.toFixed(1)),
     note: cell.planWrapped ? 'cold plan wrapped: some requests repeated' : '',
   }));

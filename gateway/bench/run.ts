@@ -68,7 +68,7 @@ try {
   const seed = options.seed;
   const redisPid = findPid('redis-server', `127.0.0.1:${redis.port}`);
   if (redisPid === undefined) throw new Error(`cannot find the benchmark's redis-server (port ${redis.port}) in /proc`);
-  const backendPids = [dataset.pid, redisPid];
+  const backendPids = { postgres: dataset.pid, redis: redisPid };
   const plan = async (name: string, requests: PlannedRequest[]): Promise<PlanFile & { requests: PlannedRequest[] }> => {
     const file = join(PLAN_DIR, `${name}.txt`);
     await writePlan(file, requests);
