@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
 /**
@@ -15,9 +15,10 @@ export class GroupProcess {
     command: string,
     args: string[],
     readonly logFile: string,
+    options: Pick<SpawnOptions, 'cwd' | 'env'> = {},
   ) {
     const log = openSync(logFile, 'a');
-    this.child = spawn(command, args, { detached: true, stdio: ['ignore', log, log] });
+    this.child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', log, log] });
     closeSync(log);
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
     this.child.on('error', () => {});
