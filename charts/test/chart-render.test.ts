@@ -74,6 +74,21 @@ describe('helm lint and offline strict schema validation', () => {
   });
 });
 
+test('helm package follows the files/dashboards links and ships the dashboard and rules files', async () => {
+  const output = await helm.ok(['package', CHART_DIR, '--destination', scratch]);
+  const archive = output.trim().split(': ').pop()!;
+  const listing = (await runOk('tar', ['-tzf', archive])).split('\n');
+  assert.deepEqual(listing.filter((path) => path.includes('files/')).sort(), [
+    'catalog-gateway/files/dashboards/catalog-gateway.json',
+    'catalog-gateway/files/dashboards/prometheus-rules.yml',
+  ]);
+  const fromArchive = parseManifests(await helm.ok(['template', 'shop', archive, '--namespace', 'catalog']));
+  const dashboard = (findManifest(fromArchive, 'ConfigMap', '-grafana-dashboards') as any).data['catalog-gateway.json'];
+  assert.equal(dashboard, readFileSync(join(REPO_ROOT, 'dashboards/catalog-gateway.json'), 'utf8'));
+  const rules = (findManifest(fromArchive, 'ConfigMap', '-prometheus-rules') as any).data['catalog-gateway.yml'];
+  assert.equal(rules, readFileSync(join(REPO_ROOT, 'dashboards/prometheus-rules.yml'), 'utf8'));
+});
+
 describe('values.schema.json rejects bad values before anything is rendered', () => {
   const rejected: [string, object, RegExp][] = [
     ['a string replica count', { gateway: { replicas: 'two' } }, /replicas/],
