@@ -6,6 +6,7 @@
  * Prints a table and the target ratios and writes results/latest.{json,md}. Fails (exit 1)
  * when a target errors or dies, never on speed.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,7 +152,8 @@ const setup =
   `${options.warmupSeconds} s warm-up, then ${options.load.durationSeconds} s per target measured in ${options.rounds} rounds ` +
   `alternating between the targets of a workload (one target under load at a time); ` +
   `wrk, the target, Postgres and Redis share the machine's ${(await import('node:os')).availableParallelism()} cores. ` +
-  `Gateway: defaults (pool ${process.env.DB_POOL_MAX ?? 20}, cache TTL 60 s) with Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
+  `Gateway at ${gatewayRevision()}: pool ${process.env.DB_POOL_MAX ?? 20}, cache TTL ${process.env.CACHE_TTL_SECONDS ?? 60} s, ` +
+  `in-process LRU ${process.env.CACHE_MAX_ENTRIES ?? 10000} entries, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
   `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products.`;
 const cacheNote = hotCache
   ? `Gateway cache during the hot mix (its metrics): in-process LRU hits ${(100 * hotCache.memoryHitRatio).toFixed(1)}%, ` +
@@ -166,6 +168,13 @@ const failed = cells.filter((cell) => cell.errors > 0);
 if (failed.length > 0) {
   console.error(`FAILED: ${failed.map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`).join('; ')}`);
   process.exit(1);
+}
+
+/** The commit the gateway ran from, and whether its sources had uncommitted changes. */
+function gatewayRevision(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: RESULTS_DIR, encoding: 'utf8' }).trim();
+  const dirty = git('status', '--porcelain', '--', '../../src') !== '';
+  return `commit ${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in gateway/src' : ''}`;
 }
 
 /** Both GraphQL targets must return the same product page, or the comparison means nothing. */
