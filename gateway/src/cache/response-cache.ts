@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CacheEntry } from './entry.js';
 import { INVALIDATION_CHANNEL } from './keys.js';
-import type { MemoryStore } from './memory-store.js';
+import type { MemoryEntry, MemoryStore } from './memory-store.js';
 import type { RedisStore } from './redis-store.js';
 import { PRODUCT_LIST_TAG } from './tags.js';
 
@@ -75,12 +75,12 @@ export class ResponseCache {
   }
 
   /** The in-process copy only, synchronously: lets the edge answer hot keys without a promise. */
-  peek(key: string): ServedResponse | undefined {
+  peek(key: string): MemoryEntry | undefined {
     if (!this.enabled) return undefined;
     const local = this.options.memory.get(key);
     if (!local) return undefined; // the miss is counted by the lookup that follows
     this.options.metrics.cacheLookups.inc({ backend: 'memory', result: 'hit' });
-    return served(local);
+    return local;
   }
 
   async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {

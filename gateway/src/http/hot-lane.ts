@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { restCacheKey } from '../cache/keys.js';
-import type { ResponseCache, ServedResponse } from '../cache/response-cache.js';
+import type { MemoryEntry } from '../cache/memory-store.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 export interface Lifecycle {
@@ -16,24 +17,24 @@ export interface Lifecycle {
  * header and metrics Fastify's path gives it. Everything else goes to Fastify.
  */
 export function createServerWithHotLane(cache: ResponseCache, metrics: Metrics, logger: Logger, lifecycle: Lifecycle) {
-  const serveHit = (request: IncomingMessage, response: ServerResponse, hit: ServedResponse) => {
+  const serveHit = (request: IncomingMessage, response: ServerResponse, hit: MemoryEntry) => {
     const started = performance.now();
     const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    response.writeHead(hit.status, {
+    response.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(hit.body),
+      'content-length': hit.bytes.length,
       'x-request-id': requestId,
       ...(lifecycle.closing ? { connection: 'close' } : {}),
     });
-    response.end(hit.body);
-    const labels = { method: 'GET', route: hit.meta, status_code: String(hit.status) };
+    response.end(hit.bytes);
+    const labels = { method: 'GET', route: hit.meta, status_code: '200' };
     const milliseconds = performance.now() - started;
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, milliseconds / 1_000);
     // Hits are logged at debug level: a log line costs more than serving one (metrics count them all).
     if (logger.isLevelEnabled('debug')) {
       logger.debug(
-        { reqId: requestId, method: 'GET', url: request.url, statusCode: hit.status, responseTimeMs: milliseconds },
+        { reqId: requestId, method: 'GET', url: request.url, statusCode: 200, responseTimeMs: milliseconds },
         'request completed from the in-process cache',
       );
     }
