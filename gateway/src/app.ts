@@ -14,6 +14,7 @@ import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
+import { createSharedBatchers } from './loaders/shared-batchers.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
 import { ProductPager } from './paging/product-pager.js';
 import { createRepositories } from './repository/index.js';
@@ -57,6 +58,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     config,
     db,
     repositories,
+    batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
     cache,
     writes: new ProductWrites(repositories.products, cache),

@@ -3,6 +3,7 @@ import { ResponseTags } from './cache/tags.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
+import type { SharedBatchers } from './loaders/shared-batchers.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ProductPager } from './paging/product-pager.js';
 import type { Repositories } from './repository/index.js';
@@ -13,6 +14,7 @@ export interface Services {
   config: Config;
   db: Database;
   repositories: Repositories;
+  batchers: SharedBatchers;
   pager: ProductPager;
   cache: ResponseCache;
   writes: ProductWrites;
@@ -27,8 +29,5 @@ export interface RequestScope {
 
 export function createRequestScope(services: Services): RequestScope {
   const tags = new ResponseTags();
-  const loaders = createLoaders(services.repositories, tags, (loader, size) =>
-    services.metrics.dataloaderBatchSize.observe({ loader }, size),
-  );
-  return { tags, loaders };
+  return { tags, loaders: createLoaders(services.batchers, tags) };
 }

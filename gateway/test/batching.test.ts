@@ -72,6 +72,16 @@ describe('DataLoader batching', () => {
     assert.equal(statements.length, 1, statements.join('\n'));
   });
 
+  it('lets concurrent requests share statements', async () => {
+    const ids = Array.from({ length: 12 }, (_, index) => String(index + 3));
+    const statements = await countStatements(app, async () => {
+      const responses = await Promise.all(ids.map((id) => graphql(app, PRODUCT_PAGE_QUERY, { id })));
+      assert.deepEqual(responses.map((response) => response.json().data.product.id), ids);
+    });
+    // Alone, each page costs 2 statements (24 in all); together they share them.
+    assert.ok(statements.length < ids.length, `${statements.length} statements for ${ids.length} concurrent pages`);
+  });
+
   it('records DataLoader batch sizes per loader', async () => {
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(metrics, /catalog_dataloader_batch_size_bucket\{le="50",loader="document"\} [1-9]/);

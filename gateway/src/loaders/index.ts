@@ -1,37 +1,30 @@
 import DataLoader from 'dataloader';
 import type { ResponseTags } from '../cache/tags.js';
-import type { Repositories } from '../repository/index.js';
-import type { ProductRow } from '../repository/products.js';
-
-export type LoaderName = 'product' | 'productWithFeatures' | 'styleTrees' | 'relatedIds' | 'document';
-export type BatchObserver = (loader: LoaderName, size: number) => void;
+import type { SharedBatchers } from './shared-batchers.js';
 
 /**
- * Per-request DataLoaders over products and their relations: each batch of product ids costs
- * one statement, and tags the response with every product id it read (asked for, or found in a
- * related list: deleting a related product changes that list).
+ * Per-request DataLoaders over products and their relations: within a request each id is read
+ * once, and every read tags the response with the product ids it used (asked for, or found in a
+ * related list: deleting a related product changes that list). The reads themselves go through
+ * the app-wide batchers, so concurrent requests share statements.
  */
-export function createLoaders(repositories: Repositories, tags: ResponseTags, observeBatch: BatchObserver) {
-  const byProductId = <Row extends { id: number }>(name: LoaderName, fetch: (ids: readonly number[]) => Promise<Row[]>) =>
+export function createLoaders(batchers: SharedBatchers, tags: ResponseTags) {
+  const perRequest = <Row>(shared: DataLoader<number, Row | null>, relatedIdsOf?: (row: Row) => number[]) =>
     new DataLoader<number, Row | null>(async (ids) => {
-      observeBatch(name, ids.length);
       tags.addProducts(ids);
-      const rows = await fetch(ids);
-      const found = new Map(rows.map((row) => [row.id, row]));
-      return ids.map((id) => found.get(id) ?? null);
+      const rows = await shared.loadMany(ids);
+      if (relatedIdsOf) {
+        for (const row of rows) if (row && !(row instanceof Error)) tags.addProducts(relatedIdsOf(row));
+      }
+      return rows;
     });
-  const { products, documents } = repositories;
-  const withRelatedTags = <Row extends { related_ids: number[] }>(rows: Row[]) => {
-    for (const row of rows) tags.addProducts(row.related_ids);
-    return rows;
-  };
 
   return {
-    product: byProductId<ProductRow>('product', (ids) => products.findByIds(ids)),
-    productWithFeatures: byProductId('productWithFeatures', (ids) => documents.findWithFeatures(ids)),
-    styleTrees: byProductId('styleTrees', (ids) => documents.findStyleTrees(ids)),
-    relatedIds: byProductId('relatedIds', async (ids) => withRelatedTags(await documents.findRelatedIds(ids))),
-    document: byProductId('document', async (ids) => withRelatedTags(await documents.findDocuments(ids))),
+    product: perRequest(batchers.product),
+    productWithFeatures: perRequest(batchers.productWithFeatures),
+    styleTrees: perRequest(batchers.styleTrees),
+    relatedIds: perRequest(batchers.relatedIds, (row) => row.related_ids),
+    document: perRequest(batchers.document, (row) => row.related_ids),
   };
 }
 
