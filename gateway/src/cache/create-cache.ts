@@ -9,7 +9,7 @@ import { ResponseCache } from './response-cache.js';
 
 /** The response cache as configured: in-process only, or in-process in front of shared Redis. */
 export function createCache(config: Config, metrics: Metrics, logger: Logger): { cache: ResponseCache; connections: Redis[] } {
-  const memory = new MemoryStore(config.CACHE_MAX_ENTRIES);
+  const memory = new MemoryStore({ maxEntries: config.CACHE_MAX_ENTRIES, maxBytes: config.CACHE_MAX_BYTES });
   if (!config.REDIS_URL) {
     return { cache: new ResponseCache({ ttlSeconds: config.CACHE_TTL_SECONDS, memory, metrics, logger }), connections: [] };
   }

@@ -6,14 +6,23 @@ export interface MemoryEntry extends CacheEntry {
   bytes: Buffer;
 }
 
-/** In-process LRU of responses with a tag index, so evicting a product finds its keys directly. */
+/** Per-entry cost beyond the body: the key, tags, tag index slots and the objects holding them. */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+/**
+ * In-process LRU of responses with a tag index, so evicting a product finds its keys directly.
+ * Bounded both by entry count and by bytes, so memory stays bounded whatever the response sizes.
+ */
 export class MemoryStore {
   private readonly entries: LRUCache<string, MemoryEntry>;
   private readonly keysByTag = new Map<string, Set<string>>();
 
-  constructor(maxEntries: number) {
+  constructor(limits: { maxEntries: number; maxBytes: number }) {
     this.entries = new LRUCache<string, MemoryEntry>({
-      max: maxEntries,
+      max: limits.maxEntries,
+      maxSize: limits.maxBytes,
+      // The body is held twice: as a string (for Fastify and Redis) and encoded (for the hot lane).
+      sizeCalculation: (entry, key) => entry.body.length + entry.bytes.length + key.length + ENTRY_OVERHEAD_BYTES,
       // Whenever an entry leaves (evicted, expired, replaced, deleted), unhook it from its tags.
       dispose: (entry, key) => {
         for (const tag of entry.tags) {
@@ -36,6 +45,8 @@ export class MemoryStore {
 
   set(key: string, entry: CacheEntry): void {
     this.entries.set(key, { ...entry, bytes: Buffer.from(entry.body) });
+    // An entry bigger than the whole byte budget is refused by the LRU: index nothing for it.
+    if (!this.entries.has(key)) return;
     for (const tag of entry.tags) {
       let keys = this.keysByTag.get(tag);
       if (!keys) this.keysByTag.set(tag, (keys = new Set()));

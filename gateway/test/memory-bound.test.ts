@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { countStatements, createFixtureDatabase, startGateway } from './support/gateway.js';
+
+const FIXTURE_IDS = [1, 2, 3, 5];
+/** Styles first (the biggest bodies), products last, so the newest responses are small. */
+const URLS = [...FIXTURE_IDS.map((id) => `/products/${id}/styles`), ...FIXTURE_IDS.map((id) => `/products/${id}`)];
+
+describe('in-process cache bounded by bytes (CACHE_MAX_BYTES), whatever CACHE_MAX_ENTRIES allows', () => {
+  let databaseUrl: string;
+  const gateways: FastifyInstance[] = [];
+  before(async () => {
+    databaseUrl = await createFixtureDatabase();
+  });
+  after(() => Promise.all(gateways.map((gateway) => gateway.close())));
+
+  /** An in-process-only gateway (no Redis) with room for 100,000 entries but only `maxBytes` bytes. */
+  async function gatewayWithBudget(maxBytes: number): Promise<FastifyInstance> {
+    const gateway = await startGateway(databaseUrl, { CACHE_MAX_ENTRIES: '100000', CACHE_MAX_BYTES: String(maxBytes) });
+    gateways.push(gateway);
+    return gateway;
+  }
+
+  const statementsFor = (gateway: FastifyInstance, url: string) =>
+    countStatements(gateway, async () => assert.equal((await gateway.inject({ method: 'GET', url })).statusCode, 200));
+
+  it('keeps every response when the budget holds them all', async () => {
+    const gateway = await gatewayWithBudget(1024 * 1024);
+    for (const url of URLS) await statementsFor(gateway, url);
+    for (const url of URLS) assert.deepEqual(await statementsFor(gateway, url), [], `${url} should be cached`);
+  });
+
+  it('evicts the least recently used responses once their bytes pass the budget', async () => {
+    const gateway = await gatewayWithBudget(4 * 1024);
+    for (const url of URLS) assert.notDeepEqual(await statementsFor(gateway, url), [], `${url} is a first read`);
+    const newest = URLS.at(-1)!;
+    assert.deepEqual(await statementsFor(gateway, newest), [], `${newest}, the newest, should still be cached`);
+    assert.notDeepEqual(await statementsFor(gateway, URLS[0]!), [], `${URLS[0]}, the oldest, should be evicted`);
+  });
+
+  it('serves a response bigger than the whole budget without caching it', async () => {
+    const gateway = await gatewayWithBudget(1024);
+    const first = await gateway.inject({ method: 'GET', url: '/products/1/styles' });
+    const statements = await countStatements(gateway, async () => {
+      const again = await gateway.inject({ method: 'GET', url: '/products/1/styles' });
+      assert.equal(again.body, first.body);
+    });
+    // Held twice (string and encoded) plus per-entry overhead, 600-odd bytes are over a 1 KiB budget.
+    assert.ok(first.body.length > 512, `fixture styles body is ${first.body.length} bytes`);
+    assert.notDeepEqual(statements, []);
+  });
+});
