@@ -87,6 +87,22 @@ describe('GraphQL over the fixture catalog', () => {
     assert.deepEqual(statements, []);
   });
 
+  it('costs one document afresh for each page size or @include condition it is sent with', async () => {
+    const paged = 'query Paged($count: Int!, $withSkus: Boolean!) { products(count: $count) { styles { photos { url } skus @include(if: $withSkus) { id size } } } }';
+    const cases = [
+      [{ count: 2, withSkus: true }, 200],
+      [{ count: 20, withSkus: true }, 400],
+      [{ count: 20, withSkus: false }, 200],
+      [{ count: 2, withSkus: true }, 200],
+      [{ count: 20, withSkus: true }, 400],
+    ] as const;
+    for (const [variables, status] of cases) {
+      const response = await graphql(app, paged, variables);
+      assert.equal(response.statusCode, status, `${JSON.stringify(variables)}: ${response.body}`);
+      if (status === 400) assert.match(response.json().errors[0].message, /query complexity \d+ exceeds the limit of 1000/);
+    }
+  });
+
   it('refuses mutations without the bearer token (401) and runs them with it', async () => {
     const create = 'mutation { createProduct(input: { name: "Sky Hat", defaultPrice: "12.5" }) { id name defaultPrice } }';
     const refused = await graphql(app, create);

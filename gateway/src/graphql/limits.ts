@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, getNullableType, isListType, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
 // a second copy whose schema objects Apollo's would not recognise).
 import complexity from 'graphql-query-complexity/cjs';
@@ -36,21 +37,54 @@ export function depthLimitRule(maxDepth: number): ValidationRule {
   }) as unknown as ValidationRule;
 }
 
-/** Rejects operations costing more than `maxComplexity` with a 400 before anything runs. */
+/** Arguments that change a query's cost: page sizes, and @include/@skip conditions. */
+const COST_ARGUMENTS = new Set(['count', 'first', 'if']);
+
+/** Names of the variables a document passes to cost arguments (usually none). */
+function costVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(argument) {
+      if (COST_ARGUMENTS.has(argument.name.value) && argument.value.kind === Kind.VARIABLE) {
+        names.add(argument.value.name.value);
+      }
+    },
+  });
+  return [...names].sort();
+}
+
+/** How many distinct (document, operation, cost variables) costs are remembered. */
+const REMEMBERED_COSTS = 1_000;
+
+/**
+ * Rejects operations costing more than `maxComplexity` with a 400 before anything runs.
+ * The cost depends only on the document, the operation and the cost variables, so it is
+ * computed once per such combination (Apollo likewise parses and validates a document once),
+ * not once per request: a product page with a new id each time costs one cache lookup.
+ */
 export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
+  const costs = new LRUCache<string, number>({ max: REMEMBERED_COSTS });
+  const variablesByDocument = new WeakMap<DocumentNode, string[]>();
+
+  const costOf = (schema: GraphQLSchema, document: DocumentNode, queryHash: string, operationName: string | undefined, variables: Record<string, unknown>) => {
+    let names = variablesByDocument.get(document);
+    if (!names) variablesByDocument.set(document, (names = costVariables(document)));
+    const key = JSON.stringify([queryHash, operationName ?? null, names.map((name) => variables[name] ?? null)]);
+    let cost = costs.get(key);
+    if (cost === undefined) {
+      cost = getComplexity({ schema, query: document, variables, operationName, estimators: [estimateCost] });
+      costs.set(key, cost);
+    }
+    return cost;
+  };
+
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema }) {
+        async didResolveOperation({ request, document, schema, queryHash }) {
           let cost: number;
           try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              variables: request.variables ?? {},
-              operationName: request.operationName ?? undefined,
-              estimators: [estimateCost],
-            });
+            cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});
           } catch {
             // Unusable variables: execution rejects them next with a 400 naming the variable.
             return;
