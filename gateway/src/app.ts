@@ -97,6 +97,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.addHook('onClose', async () => {
     await apollo.stop();
     await db.close();
+    await cache.settled();
     // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
     await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   });

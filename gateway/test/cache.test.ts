@@ -26,6 +26,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
 
   it('serves a response cached by one replica to the other without touching Postgres', async () => {
     const original = await get(first, '/products/1');
+    await first.services.cache.settled(); // the Redis write happens after the reply
     const statements = await countStatements(second, async () => {
       const copy = await get(second, '/products/1');
       assert.equal(copy.body, original.body);

@@ -40,6 +40,7 @@ type InvalidationListener = (tags: readonly string[]) => void;
 export class ResponseCache {
   private readonly inflight = new Map<string, Promise<ServedResponse>>();
   private readonly listeners: InvalidationListener[] = [];
+  private readonly pendingWrites = new Set<Promise<void>>();
   /** Bumped by every invalidation, so a computation that raced one is not stored. */
   private epoch = 0;
   private subscriberWasDown = false;
@@ -136,9 +137,28 @@ export class ResponseCache {
         expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
       };
       this.options.memory.set(key, entry);
-      await this.options.redis?.store.set(key, entry).catch((error) => this.redisFailed('set', error));
+      this.storeShared(key, entry);
     }
     return { status: response.status, body: response.body, meta: response.meta, headers: response.headers };
+  }
+
+  /**
+   * Writes to Redis in the background: the client has its answer already, and cold traffic may
+   * never read the entry back. Failures are counted like every other Redis failure.
+   */
+  private storeShared(key: string, entry: CacheEntry): void {
+    const store = this.options.redis?.store;
+    if (!store) return;
+    const write = store
+      .set(key, entry)
+      .catch((error) => this.redisFailed('set', error))
+      .finally(() => this.pendingWrites.delete(write));
+    this.pendingWrites.add(write);
+  }
+
+  /** Resolves once every background Redis write started so far has finished (or failed). */
+  async settled(): Promise<void> {
+    await Promise.all(this.pendingWrites);
   }
 
   private applyInvalidation(tags: readonly string[], everything: boolean): void {
