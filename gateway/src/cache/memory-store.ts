@@ -1,9 +1,24 @@
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from './entry.js';
 
-/** A cached response with its body already encoded, ready to be written to a socket. */
-export interface MemoryEntry extends CacheEntry {
-  bytes: Buffer;
+/**
+ * A cached response whose body is encoded once, on first use, ready to be written to a socket.
+ * Lazily: only hot-lane hits (REST GETs) need the bytes; GraphQL entries never do.
+ */
+export class MemoryEntry implements CacheEntry {
+  readonly body: string;
+  readonly meta: string;
+  readonly tags: string[];
+  readonly expiresAt: number;
+  private encoded: Buffer | undefined;
+
+  constructor(entry: CacheEntry) {
+    ({ body: this.body, meta: this.meta, tags: this.tags, expiresAt: this.expiresAt } = entry);
+  }
+
+  get bytes(): Buffer {
+    return (this.encoded ??= Buffer.from(this.body));
+  }
 }
 
 /** Per-entry cost beyond the body: the key, tags, tag index slots and the objects holding them. */
@@ -21,8 +36,8 @@ export class MemoryStore {
     this.entries = new LRUCache<string, MemoryEntry>({
       max: limits.maxEntries,
       maxSize: limits.maxBytes,
-      // The body is held twice: as a string (for Fastify and Redis) and encoded (for the hot lane).
-      sizeCalculation: (entry, key) => entry.body.length + entry.bytes.length + key.length + ENTRY_OVERHEAD_BYTES,
+      // The body may be held twice: as a string (for Fastify and Redis) and encoded (for the hot lane).
+      sizeCalculation: (entry, key) => entry.body.length + Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES,
       // Whenever an entry leaves (evicted, expired, replaced, deleted), unhook it from its tags.
       dispose: (entry, key) => {
         for (const tag of entry.tags) {
@@ -44,7 +59,7 @@ export class MemoryStore {
   }
 
   set(key: string, entry: CacheEntry): void {
-    this.entries.set(key, { ...entry, bytes: Buffer.from(entry.body) });
+    this.entries.set(key, new MemoryEntry(entry));
     // An entry bigger than the whole byte budget is refused by the LRU: index nothing for it.
     if (!this.entries.has(key)) return;
     for (const tag of entry.tags) {
