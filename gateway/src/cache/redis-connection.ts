@@ -14,6 +14,9 @@ export function connectRedis(url: string, logger: Logger, role: string): Redis {
     connectTimeout: 1_000,
     autoResubscribe: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+    // Commands issued in one turn of the event loop (a batch of requests finishing together)
+    // go out in one write instead of one system call each.
+    enableAutoPipelining: true,
   });
   let healthy = true;
   redis.on('ready', () => {
