@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from '../../scripts/test/redis.js';
+import { loadConfig } from '../src/config.js';
 import { forEachConcurrently } from './concurrently.js';
 import { findPid } from './cpu-usage.js';
 import { openBenchDataset } from './dataset.js';
@@ -147,13 +148,15 @@ try {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }
 
+// The settings the gateway ran with: its own defaults unless this environment overrides them.
+const gatewayConfig = loadConfig(process.env);
 const setup =
   `Load: wrk, ${options.load.threads} thread(s), ${options.load.connections} connections, ` +
   `${options.warmupSeconds} s warm-up, then ${options.load.durationSeconds} s per target measured in ${options.rounds} rounds ` +
   `alternating between the targets of a workload (one target under load at a time); ` +
   `wrk, the target, Postgres and Redis share the machine's ${(await import('node:os')).availableParallelism()} cores. ` +
-  `Gateway at ${gatewayRevision()}: pool ${process.env.DB_POOL_MAX ?? 20}, cache TTL ${process.env.CACHE_TTL_SECONDS ?? 60} s, ` +
-  `in-process LRU ${process.env.CACHE_MAX_ENTRIES ?? 10000} entries, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
+  `Gateway at ${gatewayRevision()}: pool ${gatewayConfig.DB_POOL_MAX}, cache TTL ${gatewayConfig.CACHE_TTL_SECONDS} s, ` +
+  `in-process LRU ${gatewayConfig.CACHE_MAX_ENTRIES} entries / ${gatewayConfig.CACHE_MAX_BYTES / 1024 ** 2} MiB, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
   `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products.`;
 const cacheNote = hotCache
   ? `Gateway cache during the hot mix (its metrics): in-process LRU hits ${(100 * hotCache.memoryHitRatio).toFixed(1)}%, ` +
