@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
-import { countStatements, createCatalog, graphql, startGateway } from './support/gateway.js';
+import { countStatements, createCatalog, eventually, graphql, startGateway, withClient } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from './support/queries.js';
 
 // Product 1 is tiny (1 style, 1 related product); product 2 is huge (40 styles with 6 photos
@@ -86,5 +86,53 @@ describe('DataLoader batching', () => {
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(metrics, /catalog_dataloader_batch_size_bucket\{le="50",loader="document"\} [1-9]/);
     assert.match(metrics, /catalog_dataloader_batch_size_count\{loader="product"\} \d+/);
+  });
+});
+
+describe('app-wide batchers under load', () => {
+  let databaseUrl: string;
+  let app: FastifyInstance;
+  before(async () => {
+    databaseUrl = await createTestDatabase('batch-gate');
+    await createCatalog(databaseUrl, SEED);
+    // Statements are held behind a table lock below: give them time to wait for it.
+    app = await startGateway(databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '60000' });
+  });
+  after(() => app.close());
+
+  it('lets the next batch collect ids, turn after turn, while two statements of its kind are running', async () => {
+    const { batchers, db } = app.services;
+    const sent: string[] = [];
+    const record = (text: string) => sent.push(text);
+    db.statements.on('statement', record);
+    const nextTurns = async () => {
+      for (let turn = 0; turn < 5; turn += 1) await new Promise(setImmediate);
+    };
+    try {
+      await withClient(databaseUrl, async (locker) => {
+        // Every read of products now waits, so the first two statements stay in flight.
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE catalog.products IN ACCESS EXCLUSIVE MODE');
+        const running = [batchers.document.load(1)];
+        await eventually('first statement sent', async () => sent.length === 1);
+        running.push(batchers.document.load(2));
+        await eventually('second statement sent', async () => sent.length === 2);
+
+        // One load per turn: without the limit each would have left as its own statement.
+        const held = [];
+        for (const id of [3, 4, 5]) {
+          held.push(batchers.document.load(id));
+          await nextTurns();
+        }
+        assert.equal(sent.length, 2, 'no third statement while two are in flight');
+        await locker.query('COMMIT');
+
+        const rows = await Promise.all([...running, ...held]);
+        assert.deepEqual(rows.map((row) => row?.id), [1, 2, 3, 4, 5]);
+        assert.equal(sent.length, 3, 'products 3, 4 and 5 shared one statement');
+      });
+    } finally {
+      db.statements.off('statement', record);
+    }
   });
 });
