@@ -13,7 +13,7 @@ import { requireTool } from './support/tools.js';
 
 /** Every gateway env var of the gateway contract that the chart sets from gateway.config. */
 const CONFIG_ENV_VARS = [
-  'HOST', 'PORT', 'LOG_LEVEL', 'CACHE_TTL_SECONDS', 'CACHE_MAX_ENTRIES', 'DB_POOL_MAX',
+  'HOST', 'PORT', 'LOG_LEVEL', 'CACHE_TTL_SECONDS', 'CACHE_MAX_ENTRIES', 'CACHE_MAX_BYTES', 'DB_POOL_MAX',
   'DB_POOL_ACQUIRE_TIMEOUT_MS', 'DB_STATEMENT_TIMEOUT_MS', 'GRAPHQL_MAX_DEPTH',
   'GRAPHQL_MAX_COMPLEXITY', 'BODY_LIMIT_BYTES', 'SHUTDOWN_GRACE_MS',
 ];
