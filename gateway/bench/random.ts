@@ -1,18 +1,14 @@
+import { SeededRandom } from '@catalog/loader-job';
+
 /**
- * Seeded randomness for request plans, so every run (and every target) sees the same ids.
- * mulberry32: tiny, fast and good enough to pick ids; cryptographic quality is not needed.
+ * Seeded randomness for request plans, so every run (and every target) sees the same ids: the
+ * loader generator's PRNG, as a plain function.
  */
 export type Random = () => number;
 
 export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const source = new SeededRandom(seed);
+  return () => source.next();
 }
 
 /** Uniform integer in [min, max]. */

@@ -4,3 +4,4 @@ export { generateCatalog, type GenerateCatalogOptions, type GenerateCatalogResul
 export { loadCatalog, type LoadCatalogOptions } from './load/load-catalog.js';
 export type { LoadReport, FileLoadReport } from './load/load-report.js';
 export type { RejectedRecord } from './load/rejects-writer.js';
+export { SeededRandom } from './generate/random.js';
