@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { LoadSettings } from './wrk.js';
 
+/** The workloads by their short names, in the order a run measures them. */
+export const WORKLOAD_NAMES = ['page', 'cold', 'hot'] as const;
+export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
+
 export interface BenchOptions {
   products: number;
   seed: number;
@@ -11,11 +15,13 @@ export interface BenchOptions {
   gatewayLogLevel: string;
   /** Write a V8 CPU profile of the gateway (results/profiles/) to see where its time goes. */
   profileGateway: boolean;
+  /** Which workloads to measure (all by default): lets a profile or an A/B test focus on one. */
+  workloads: ReadonlySet<WorkloadName>;
 }
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
-                                [--profile-gateway]`;
+                                [--profile-gateway] [--workloads page,cold,hot]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -36,6 +42,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       threads: { type: 'string', default: '1' },
       'gateway-log-level': { type: 'string', default: 'info' },
       'profile-gateway': { type: 'boolean', default: false },
+      workloads: { type: 'string', default: WORKLOAD_NAMES.join(',') },
     },
     strict: true,
   });
@@ -52,5 +59,15 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     rounds: positiveInteger('rounds', values.rounds),
     gatewayLogLevel: values['gateway-log-level'],
     profileGateway: values['profile-gateway'],
+    workloads: workloadSet(values.workloads),
   };
+}
+
+function workloadSet(list: string): ReadonlySet<WorkloadName> {
+  const names = list.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(WORKLOAD_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(`--workloads takes a comma-separated list of ${WORKLOAD_NAMES.join(', ')}; got "${list}"\n${USAGE}`);
+  }
+  return new Set(names as WorkloadName[]);
 }

@@ -62,11 +62,6 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
-  const postgraphile = await startPostgraphile({ databaseUrl: dataset.databaseUrl, logDir: LOG_DIR, log });
-  cleanups.push(() => postgraphile.stop());
-  log(`postgraphile ready at ${postgraphile.baseUrl}`);
-  await assertSameProductPage(gateway, postgraphile, productIds.min);
-
   const seed = options.seed;
   const redisPid = findPid('redis-server', `127.0.0.1:${redis.port}`);
   if (redisPid === undefined) throw new Error(`cannot find the benchmark's redis-server (port ${redis.port}) in /proc`);
@@ -90,60 +85,68 @@ try {
   };
 
   // GraphQL product page, cold: each target gets its own uniform ids, so neither finds rows the
-  // other just warmed in Postgres' buffers.
-  const graphqlContender = async (target: 'gateway' | 'postgraphile', server: ServerProcess, planSeed: number) => ({
-    target,
-    server,
-    warmup: await plan(`graphql-warmup-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed + 100)),
-    rounds: await roundsOf(`graphql-cold-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed)),
-    cold: true,
-  });
-  await compare('GraphQL product page, cold', [
-    await graphqlContender('gateway', gateway, seed + 1),
-    await graphqlContender('postgraphile', postgraphile, seed + 2),
-  ]);
-  await postgraphile.stop();
-
-  // The bare server records the gateway's answers for the hot plan and for a cold sample of
-  // its own (uniform ids, like the gateway's cold plan but other ids, so the gateway's cold
-  // rounds stay cold).
-  const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
-  const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
-  log('bare node:http: recording the gateway responses it will replay');
-  const bare = await startBareServer({
-    upstreamUrl: gateway.baseUrl,
-    paths: [...new Set([...bareCold.requests, ...restHot.requests].map(({ path }) => path))],
-    logDir: LOG_DIR,
-  });
-  cleanups.push(() => bare.stop());
-
-  // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
-  await compare('REST mix, cold', [
-    {
-      target: 'gateway',
-      server: gateway,
-      warmup: await plan('rest-cold-warmup', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 103)),
-      rounds: await roundsOf('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3)),
+  // other just asked for (in Postgres, or in the gateway's cache).
+  if (options.workloads.has('page')) {
+    const postgraphile = await startPostgraphile({ databaseUrl: dataset.databaseUrl, logDir: LOG_DIR, log });
+    cleanups.push(() => postgraphile.stop());
+    log(`postgraphile ready at ${postgraphile.baseUrl}`);
+    await assertSameProductPage(gateway, postgraphile, productIds.min);
+    const graphqlContender = async (target: 'gateway' | 'postgraphile', server: ServerProcess, planSeed: number) => ({
+      target,
+      server,
+      warmup: await plan(`graphql-warmup-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed + 100)),
+      rounds: await roundsOf(`graphql-cold-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed)),
       cold: true,
-    },
-    { target: 'bare node:http', server: bare, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
-  ]);
+    });
+    await compare('GraphQL product page, cold', [
+      await graphqlContender('gateway', gateway, seed + 1),
+      await graphqlContender('postgraphile', postgraphile, seed + 2),
+    ]);
+    await postgraphile.stop();
+  }
+  if (options.workloads.has('cold') || options.workloads.has('hot')) {
+    // The bare server records the gateway's answers for the hot plan and for a cold sample of
+    // its own (uniform ids, like the gateway's cold plan but other ids, so the gateway's cold
+    // rounds stay cold).
+    const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
+    const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
+    const replayed = [...(options.workloads.has('cold') ? bareCold.requests : []), ...(options.workloads.has('hot') ? restHot.requests : [])];
+    log('bare node:http: recording the gateway responses it will replay');
+    const bare = await startBareServer({ upstreamUrl: gateway.baseUrl, paths: [...new Set(replayed.map(({ path }) => path))], logDir: LOG_DIR });
+    cleanups.push(() => bare.stop());
 
-  // REST mix, hot: Zipf-popular ids, the gateway's cache warmed first with every hot path.
-  const hotPaths = new Set(restHot.requests.map(({ path }) => path));
-  log(`warming the gateway's cache with the ${hotPaths.size} distinct hot paths`);
-  await forEachConcurrently(hotPaths, 32, async (path) => {
-    const response = await fetch(gateway.baseUrl + path);
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`gateway answered ${response.status} to ${path} while warming its cache`);
-  });
-  const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
-  const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
-  await compare('REST mix, hot', [
-    { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
-    { target: 'bare node:http', server: bare, warmup: restHot, rounds: hotRounds, cold: false },
-  ]);
-  hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
+    // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
+    if (options.workloads.has('cold')) {
+      await compare('REST mix, cold', [
+        {
+          target: 'gateway',
+          server: gateway,
+          warmup: await plan('rest-cold-warmup', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 103)),
+          rounds: await roundsOf('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3)),
+          cold: true,
+        },
+        { target: 'bare node:http', server: bare, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
+      ]);
+    }
+
+    // REST mix, hot: Zipf-popular ids, the gateway's cache warmed first with every hot path.
+    if (options.workloads.has('hot')) {
+      const hotPaths = new Set(restHot.requests.map(({ path }) => path));
+      log(`warming the gateway's cache with the ${hotPaths.size} distinct hot paths`);
+      await forEachConcurrently(hotPaths, 32, async (path) => {
+        const response = await fetch(gateway.baseUrl + path);
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`gateway answered ${response.status} to ${path} while warming its cache`);
+      });
+      const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
+      const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
+      await compare('REST mix, hot', [
+        { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
+        { target: 'bare node:http', server: bare, warmup: restHot, rounds: hotRounds, cold: false },
+      ]);
+      hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
+    }
+  }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }

@@ -3,12 +3,17 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 
-// tsx runs the tests without checking types, and the build covers src/ only: check the tests too.
+// tsx runs the tests and the benchmark without checking types, and the build covers src/ only.
 const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
-const tsconfig = new URL('./tsconfig.json', import.meta.url).pathname;
 
-test('gateway tests typecheck against the gateway sources', async () => {
-  await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig]).catch((error: { stdout?: string }) => {
-    assert.fail(`tsc -p gateway/test failed:\n${error.stdout ?? String(error)}`);
+for (const [folder, what] of [
+  ['test', 'gateway tests'],
+  ['bench', 'the gateway benchmark'],
+] as const) {
+  test(`${what} typecheck against the gateway sources`, async () => {
+    const tsconfig = new URL(`../${folder}/tsconfig.json`, import.meta.url).pathname;
+    await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig]).catch((error: { stdout?: string }) => {
+      assert.fail(`tsc -p gateway/${folder} failed:\n${error.stdout ?? String(error)}`);
+    });
   });
-});
+}
