@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/create-cache.js';
@@ -9,6 +8,7 @@ import { createApollo, graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
 import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
+import { createRequestIdGenerator } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
@@ -66,14 +66,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   };
 
   const lifecycle: Lifecycle = { closing: false };
+  const nextRequestId = createRequestIdGenerator();
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cache, metrics, logger, lifecycle),
+    serverFactory: createServerWithHotLane(cache, metrics, logger, lifecycle, nextRequestId),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     // Request lines come from installRequestLog (one per request instead of two).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: nextRequestId,
     schemaErrorFormatter: formatValidationError,
   });
   app.decorate('services', services);

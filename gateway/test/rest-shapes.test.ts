@@ -79,6 +79,9 @@ describe('REST routes return the legacy Atelier shapes', () => {
     const given = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-abc-123' } });
     assert.equal(given.headers['x-request-id'], 'trace-abc-123');
     const made = await app.inject({ method: 'GET', url: '/healthz' });
-    assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    const madeNext = await app.inject({ method: 'GET', url: '/healthz' });
+    // A per-process random prefix and a counter.
+    assert.match(String(made.headers['x-request-id']), /^[\w-]{12}-[0-9a-z]+$/);
+    assert.notEqual(made.headers['x-request-id'], madeNext.headers['x-request-id']);
   });
 });

@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
 
 for (const [folder, what] of [
-  ['test', 'gateway tests'],
+  ['test', 'the gateway tests'],
   ['bench', 'the gateway benchmark'],
 ] as const) {
-  test(`${what} typecheck against the gateway sources`, async () => {
+  test(`tsc accepts ${what} against the gateway sources`, async () => {
     const tsconfig = new URL(`../${folder}/tsconfig.json`, import.meta.url).pathname;
     await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig]).catch((error: { stdout?: string }) => {
       assert.fail(`tsc -p gateway/${folder} failed:\n${error.stdout ?? String(error)}`);

@@ -31,6 +31,12 @@ export interface ResponseCacheOptions {
 
 type InvalidationListener = (tags: readonly string[]) => void;
 
+// Lookup label sets made once: the hot path allocates nothing for its metrics.
+const LOOKUP_LABELS = {
+  memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
+  redis: { hit: { backend: 'redis', result: 'hit' }, miss: { backend: 'redis', result: 'miss' } },
+} as const;
+
 /**
  * Whole-response cache: an in-process LRU in front of Redis (when configured). Concurrent misses
  * on one key share one computation. Writes evict by tag in Redis and announce the tags on a
@@ -80,7 +86,7 @@ export class ResponseCache {
     if (!this.enabled) return undefined;
     const local = this.options.memory.get(key);
     if (!local) return undefined; // the miss is counted by the lookup that follows
-    this.options.metrics.cacheLookups.inc({ backend: 'memory', result: 'hit' });
+    this.options.metrics.cacheLookups.inc(LOOKUP_LABELS.memory.hit);
     return local;
   }
 
@@ -111,7 +117,7 @@ export class ResponseCache {
   private async lookup(key: string): Promise<ServedResponse | undefined> {
     const { memory, redis, metrics } = this.options;
     const local = memory.get(key);
-    metrics.cacheLookups.inc({ backend: 'memory', result: local ? 'hit' : 'miss' });
+    metrics.cacheLookups.inc(local ? LOOKUP_LABELS.memory.hit : LOOKUP_LABELS.memory.miss);
     if (local) return served(local);
     if (!redis) return undefined;
     let shared: CacheEntry | undefined;
@@ -120,7 +126,7 @@ export class ResponseCache {
     } catch (error) {
       this.redisFailed('get', error);
     }
-    metrics.cacheLookups.inc({ backend: 'redis', result: shared ? 'hit' : 'miss' });
+    metrics.cacheLookups.inc(shared ? LOOKUP_LABELS.redis.hit : LOOKUP_LABELS.redis.miss);
     if (!shared) return undefined;
     memory.set(key, shared);
     return served(shared);

@@ -20,10 +20,21 @@ function assertInRange(name: string, value: number, min: number, max: number): v
 
 const NO_RELATIONS: ProductRelations = { features: [], styles: [], related_ids: [] };
 
-/** A product's relations: already on it when it was loaded as a document, else batch-loaded. */
-async function relationsOf(product: ProductRow | ProductDocument, context: GraphQLContext): Promise<ProductRelations> {
+/**
+ * A product's relations: already on it when it was loaded as a document (then synchronously:
+ * graphql-js completes plain values without a promise per field), else batch-loaded.
+ */
+function relationsOf(product: ProductRow | ProductDocument, context: GraphQLContext): ProductRelations | Promise<ProductRelations> {
   if ('styles' in product) return product;
-  return (await context.scope.loaders.document.load(product.id)) ?? NO_RELATIONS;
+  return context.scope.loaders.document.load(product.id).then((document) => document ?? NO_RELATIONS);
+}
+
+/** Resolver of one relation list of a product. */
+function relation<K extends keyof ProductRelations>(key: K) {
+  return (product: ProductRow, _: unknown, context: GraphQLContext): ProductRelations[K] | Promise<ProductRelations[K]> => {
+    const relations = relationsOf(product, context);
+    return relations instanceof Promise ? relations.then((loaded) => loaded[key]) : relations[key];
+  };
 }
 
 /** Products by id, with their relations in the same statement when the query will ask for them. */
@@ -93,10 +104,9 @@ export const resolvers = {
     defaultPrice: (product: ProductRow) => product.default_price,
     createdAt: (product: ProductRow) => product.created_at.toISOString(),
     updatedAt: (product: ProductRow) => product.updated_at.toISOString(),
-    features: async (product: ProductRow, _: unknown, context: GraphQLContext) => (await relationsOf(product, context)).features,
-    styles: async (product: ProductRow, _: unknown, context: GraphQLContext) => (await relationsOf(product, context)).styles,
-    relatedIds: async (product: ProductRow, _: unknown, context: GraphQLContext) =>
-      (await relationsOf(product, context)).related_ids,
+    features: relation('features'),
+    styles: relation('styles'),
+    relatedIds: relation('related_ids'),
     related: async (product: ProductRow, _: unknown, context: GraphQLContext, info: GraphQLResolveInfo) => {
       const { related_ids: ids } = await relationsOf(product, context);
       const products = await loaderFor(info, context).loadMany(ids);

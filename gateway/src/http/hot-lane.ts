@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { restCacheKey } from '../cache/keys.js';
@@ -16,18 +15,34 @@ export interface Lifecycle {
  * in-process cache is written straight back (hot catalog traffic), with the same request id
  * header and metrics Fastify's path gives it. Everything else goes to Fastify.
  */
-export function createServerWithHotLane(cache: ResponseCache, metrics: Metrics, logger: Logger, lifecycle: Lifecycle) {
+export function createServerWithHotLane(
+  cache: ResponseCache,
+  metrics: Metrics,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  nextRequestId: () => string,
+) {
+  // One label set per route, made once: hits allocate nothing for their metrics.
+  const labelsByRoute = new Map<string, { method: 'GET'; route: string; status_code: '200' }>();
+  const labelsFor = (route: string) => {
+    let labels = labelsByRoute.get(route);
+    if (!labels) labelsByRoute.set(route, (labels = { method: 'GET', route, status_code: '200' }));
+    return labels;
+  };
+
   const serveHit = (request: IncomingMessage, response: ServerResponse, hit: MemoryEntry) => {
     const started = performance.now();
-    const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    response.writeHead(200, {
+    const requestId = (request.headers['x-request-id'] as string | undefined) ?? nextRequestId();
+    const bytes = hit.bytes;
+    const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': hit.bytes.length,
+      'content-length': bytes.length,
       'x-request-id': requestId,
-      ...(lifecycle.closing ? { connection: 'close' } : {}),
-    });
-    response.end(hit.bytes);
-    const labels = { method: 'GET', route: hit.meta, status_code: '200' };
+    };
+    if (lifecycle.closing) headers.connection = 'close';
+    response.writeHead(200, headers);
+    response.end(bytes);
+    const labels = labelsFor(hit.meta);
     const milliseconds = performance.now() - started;
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, milliseconds / 1_000);
