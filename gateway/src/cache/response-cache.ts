@@ -81,13 +81,13 @@ export class ResponseCache {
     this.listeners.push(listener);
   }
 
-  /** The in-process copy only, synchronously: lets the edge answer hot keys without a promise. */
+  /**
+   * The in-process copy only, synchronously: lets the edge answer hot keys without a promise.
+   * Counts nothing: the edge records its hits (HotHitRecorder), and a miss is counted by the
+   * lookup that follows.
+   */
   peek(key: string): MemoryEntry | undefined {
-    if (!this.enabled) return undefined;
-    const local = this.options.memory.get(key);
-    if (!local) return undefined; // the miss is counted by the lookup that follows
-    this.options.metrics.cacheLookups.inc(LOOKUP_LABELS.memory.hit);
-    return local;
+    return this.enabled ? this.options.memory.get(key) : undefined;
   }
 
   async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {

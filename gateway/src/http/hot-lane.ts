@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { restCacheKey } from '../cache/keys.js';
 import type { MemoryEntry } from '../cache/memory-store.js';
 import type { ResponseCache } from '../cache/response-cache.js';
+import type { HotHitLabels } from '../metrics/hot-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 export interface Lifecycle {
@@ -23,7 +24,7 @@ export function createServerWithHotLane(
   nextRequestId: () => string,
 ) {
   // One label set per route, made once: hits allocate nothing for their metrics.
-  const labelsByRoute = new Map<string, { method: 'GET'; route: string; status_code: '200' }>();
+  const labelsByRoute = new Map<string, HotHitLabels>();
   const labelsFor = (route: string) => {
     let labels = labelsByRoute.get(route);
     if (!labels) labelsByRoute.set(route, (labels = { method: 'GET', route, status_code: '200' }));
@@ -42,10 +43,8 @@ export function createServerWithHotLane(
     if (lifecycle.closing) headers.connection = 'close';
     response.writeHead(200, headers);
     response.end(bytes);
-    const labels = labelsFor(hit.meta);
     const milliseconds = performance.now() - started;
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, milliseconds / 1_000);
+    metrics.hotHits.record(labelsFor(hit.meta), milliseconds / 1_000);
     // Hits are logged at debug level: a log line costs more than serving one (metrics count them all).
     if (logger.isLevelEnabled('debug')) {
       logger.debug(
