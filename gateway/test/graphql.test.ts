@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { schema } from '../src/graphql/jit-execution.js';
 import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from './support/queries.js';
 
@@ -17,6 +18,19 @@ describe('GraphQL over the fixture catalog', () => {
     assert.equal(response.statusCode, 200);
     const expected = JSON.parse(await readFile(new URL('fixtures/graphql-product-page-1.json', import.meta.url), 'utf8'));
     assert.equal(response.body, `${JSON.stringify(expected)}\n`); // Apollo ends bodies with a newline
+  });
+
+  it('answers introspection and __typename like graphql-js (execution is compiled by graphql-jit)', async () => {
+    const introspection = await graphql(app, '{ __schema { queryType { name } types { name } } __type(name: "Sku") { fields { name } } }');
+    assert.equal(introspection.statusCode, 200, introspection.body);
+    const { __schema, __type } = introspection.json().data;
+    assert.equal(__schema.queryType.name, 'Query');
+    assert.deepEqual(__schema.types, Object.keys(schema.getTypeMap()).map((name) => ({ name })));
+    assert.deepEqual(__type.fields, [{ name: 'id' }, { name: 'size' }, { name: 'quantity' }]);
+    const typed = await graphql(app, '{ __typename product(id: 1) { __typename styles { __typename } } }');
+    assert.deepEqual(typed.json(), {
+      data: { __typename: 'Query', product: { __typename: 'Product', styles: [{ __typename: 'Style' }, { __typename: 'Style' }] } },
+    });
   });
 
   it('returns null for an unknown product', async () => {

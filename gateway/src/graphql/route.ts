@@ -9,8 +9,7 @@ import { formatGatewayError, errorStatusPlugin } from './error-status-plugin.js'
 import { complexityLimitPlugin, depthLimitRule } from './limits.js';
 import { metricsPlugin, recordOperation } from './metrics-plugin.js';
 import { operationOf } from './operation-type.js';
-import { resolvers } from './resolvers.js';
-import { typeDefs } from './type-defs.js';
+import { jitExecution } from './jit-execution.js';
 
 interface GraphQLBody {
   query?: unknown;
@@ -29,8 +28,7 @@ function headerMapOf(request: FastifyRequest): HeaderMap {
 export async function createApollo(services: Services): Promise<ApolloServer<GraphQLContext>> {
   const { config, metrics } = services;
   const apollo = new ApolloServer<GraphQLContext>({
-    typeDefs,
-    resolvers,
+    gateway: jitExecution(),
     validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
     plugins: [
       complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY),

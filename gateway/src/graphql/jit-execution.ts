@@ -1,0 +1,71 @@
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { resolvers } from './resolvers.js';
+import { typeDefs } from './type-defs.js';
+
+export const schema: GraphQLSchema = makeExecutableSchema({ typeDefs, resolvers });
+
+type Compiled = CompiledQuery | ExecutionResult;
+
+/**
+ * graphql-jit's errors predate graphql-js 16's (no extensions object, no AST nodes), which
+ * Apollo needs to format them and to answer bad variables with 400 BAD_USER_INPUT: rebuild
+ * each one as a graphql-js error, pointing variable errors at the variable's definition.
+ */
+function asGraphqlJsError(error: GraphQLError, operation: OperationDefinitionNode): GraphQLError {
+  const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1];
+  const definition = variable ? operation.variableDefinitions?.find((node) => node.variable.name.value === variable) : undefined;
+  const rebuilt = new GraphQLError(error.message, {
+    nodes: definition,
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions,
+  });
+  if (!definition && error.locations) Object.assign(rebuilt, { locations: error.locations });
+  return rebuilt;
+}
+
+function withGraphqlJsErrors(result: ExecutionResult, operation: OperationDefinitionNode): ExecutionResult {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: result.errors.map((error) => asGraphqlJsError(error, operation)) };
+}
+
+/**
+ * Executes operations with graphql-jit instead of graphql-js: each document is compiled once
+ * into plain JavaScript (no resolve-info object, path or promise per field), which on the
+ * product page cut execution from ~12% of the gateway's CPU. Apollo still parses, validates
+ * (depth rule included) and runs every plugin; only execution is swapped. Apollo's documented
+ * way to plug in an executor since v4 is its gateway interface, used here for nothing else.
+ */
+export function jitExecution(): GatewayInterface {
+  // Apollo keeps one DocumentNode per distinct query string, so this caches per document.
+  const compiledByDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
+  const compiledFor = (document: DocumentNode, operationName: string | null): Compiled => {
+    let byOperation = compiledByDocument.get(document);
+    if (!byOperation) compiledByDocument.set(document, (byOperation = new Map()));
+    const key = operationName ?? '';
+    let compiled = byOperation.get(key);
+    if (!compiled) byOperation.set(key, (compiled = compileQuery(schema, document, operationName ?? undefined)));
+    return compiled;
+  };
+
+  return {
+    async load() {
+      return {
+        executor: async ({ document, operation, operationName, request, context }) => {
+          const compiled = compiledFor(document, operationName);
+          // A document that does not compile answers with the compiler's errors.
+          if (!isCompiledQuery(compiled)) return withGraphqlJsErrors(compiled, operation);
+          return withGraphqlJsErrors(await compiled.query(undefined, context, request.variables ?? {}), operation);
+        },
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => {};
+    },
+    async stop() {},
+  };
+}
