@@ -10,7 +10,7 @@ const configSchema = z.object({
   PORT: integer(0, 65535, 4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WRITE_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
-  CACHE_TTL_SECONDS: integer(0, 86_400, 60),
+  CACHE_TTL_SECONDS: integer(0, 86_400, 300),
   CACHE_MAX_ENTRIES: integer(1, 10_000_000, 100_000),
   CACHE_MAX_BYTES: integer(1_024, 64 * 1024 ** 3, 128 * 1024 ** 2),
   DB_POOL_MAX: integer(1, 1_000, 20),
