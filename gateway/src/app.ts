@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { createCache } from './cache/create-cache.js';
 import { PRODUCT_LIST_TAG } from './cache/tags.js';
 import type { Config } from './config.js';
+import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
 import { createApollo, graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
@@ -54,6 +55,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   cache.onInvalidate((tags) => {
     if (tags.includes(PRODUCT_LIST_TAG)) pager.reset();
   });
+  // A loader run swaps a whole new catalog in around the gateway: drop every cached answer.
+  const catalogSwaps = listenForCatalogSwaps(
+    config.DATABASE_URL,
+    (swapId) => {
+      logger.info({ swapId }, 'a new catalog is in service: clearing the response cache');
+      cache.clearAll(swapId);
+    },
+    logger,
+  );
   const services: Services = {
     config,
     db,
@@ -96,6 +106,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(graphqlRoute(services, apollo));
 
   app.addHook('onClose', async () => {
+    await catalogSwaps.close();
     await apollo.stop();
     await db.close();
     await cache.settled();

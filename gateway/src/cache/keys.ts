@@ -20,5 +20,11 @@ export const redisResponseKey = (key: string): string =>
 
 export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 
+/** Every response and tag key, for a sweep after a new catalog is swapped in. */
+export const REDIS_KEY_PATTERNS = ['catalog:response:*', 'catalog:tag:*'] as const;
+
+/** Claimed by the one replica that sweeps Redis after a given catalog swap. */
+export const redisSweepKey = (swapId: string): string => `catalog:swept:${swapId}`;
+
 /** Pub/sub channel on which every replica hears which tags a write invalidated. */
 export const INVALIDATION_CHANNEL = 'catalog:invalidations';

@@ -1,6 +1,6 @@
 import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
-import { INVALIDATION_CHANNEL, redisResponseKey, redisTagKey } from './keys.js';
+import { INVALIDATION_CHANNEL, REDIS_KEY_PATTERNS, redisResponseKey, redisSweepKey, redisTagKey } from './keys.js';
 
 // Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..]), all expiring together;
 // one command instead of two per tag.
@@ -45,6 +45,19 @@ export class RedisStore {
     const ttlMs = Math.max(1, entry.expiresAt - Date.now());
     // A tag set lives as long as the newest response in it.
     await this.redis.storeTagged(1 + entry.tags.length, redisResponseKey(key), ...entry.tags.map(redisTagKey), encodeEntry(entry), ttlMs);
+  }
+
+  /**
+   * Deletes every cached response and tag set, once per swap: the first replica to claim the
+   * swap id sweeps (a reconnect, whose swap is unknown, always sweeps).
+   */
+  async clearAll(swapId: string | undefined): Promise<void> {
+    if (swapId !== undefined && (await this.redis.set(redisSweepKey(swapId), '1', 'EX', 3_600, 'NX')) !== 'OK') return;
+    for (const pattern of REDIS_KEY_PATTERNS) {
+      for await (const keys of this.redis.scanStream({ match: pattern, count: 1_000 }) as AsyncIterable<string[]>) {
+        if (keys.length > 0) await this.redis.unlink(...keys);
+      }
+    }
   }
 
   /** Evicts the tagged responses and tells every replica (their in-process copies) about it. */

@@ -114,6 +114,21 @@ export class ResponseCache {
     }
   }
 
+  /**
+   * Drops every cached response, here and in Redis: a new catalog was swapped in around the
+   * gateway. Every replica hears of the swap itself; the Redis sweep runs once per swap id.
+   */
+  clearAll(swapId: string | undefined): void {
+    this.applyInvalidation([PRODUCT_LIST_TAG], true);
+    const store = this.options.redis?.store;
+    if (!store) return;
+    const sweep = store
+      .clearAll(swapId)
+      .catch((error) => this.redisFailed('invalidate', error))
+      .finally(() => this.pendingWrites.delete(sweep));
+    this.pendingWrites.add(sweep);
+  }
+
   private async lookup(key: string): Promise<ServedResponse | undefined> {
     const { memory, redis, metrics } = this.options;
     const local = memory.get(key);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { CATALOG_FILES } from '../catalog-files.js';
-import { SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
+import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
 
 /** Held for a whole load so two loaders never build or swap at the same time. */
 const LOADER_LOCK_KEY = 0x6361_7461; // "cata"
@@ -50,7 +50,8 @@ export async function prepareForService(client: pg.ClientBase, schema: string): 
 
 /**
  * Puts the build schema in service in one transaction: readers see the old catalog until the
- * commit and the new one after it, never neither. The retired catalog is dropped afterwards.
+ * commit and the new one after it, never neither, and listeners on CATALOG_SWAPPED_CHANNEL hear
+ * of it at the commit. The retired catalog is dropped afterwards.
  */
 export async function swapIntoService(client: pg.ClientBase, buildSchema: string, logger: Logger): Promise<void> {
   const retired = `${RETIRED_PREFIX}${Date.now()}`;
@@ -61,6 +62,8 @@ export async function swapIntoService(client: pg.ClientBase, buildSchema: string
       await client.query(`ALTER SCHEMA ${client.escapeIdentifier(SERVING_SCHEMA)} RENAME TO ${client.escapeIdentifier(retired)}`);
     }
     await client.query(`ALTER SCHEMA ${client.escapeIdentifier(buildSchema)} RENAME TO ${client.escapeIdentifier(SERVING_SCHEMA)}`);
+    // Delivered on commit only: gateways drop their cached responses exactly when the new catalog is served.
+    await client.query('SELECT pg_notify($1, $2)', [CATALOG_SWAPPED_CHANNEL, buildSchema]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
