@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { schema } from '../src/graphql/jit-execution.js';
 import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from './support/queries.js';
@@ -27,6 +28,10 @@ describe('GraphQL over the fixture catalog', () => {
     assert.equal(__schema.queryType.name, 'Query');
     assert.deepEqual(__schema.types, Object.keys(schema.getTypeMap()).map((name) => ({ name })));
     assert.deepEqual(__type.fields, [{ name: 'id' }, { name: 'size' }, { name: 'quantity' }]);
+    // The full introspection query tools send is not costed (the depth rule ignores it too).
+    const full = await graphql(app, getIntrospectionQuery());
+    assert.equal(full.statusCode, 200, full.body);
+    assert.equal(printSchema(buildClientSchema(full.json().data)), printSchema(schema));
     const typed = await graphql(app, '{ __typename product(id: 1) { __typename styles { __typename } } }');
     assert.deepEqual(typed.json(), {
       data: { __typename: 'Query', product: { __typename: 'Product', styles: [{ __typename: 'Style' }, { __typename: 'Style' }] } },

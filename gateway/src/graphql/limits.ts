@@ -1,6 +1,16 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  getNullableType,
+  isListType,
+  visit,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
 // a second copy whose schema objects Apollo's would not recognise).
@@ -53,6 +63,15 @@ function costVariables(document: DocumentNode): string[] {
   return [...names].sort();
 }
 
+/**
+ * Operations that only introspect the schema (GraphiQL, Apollo Sandbox, codegen) are not costed:
+ * the standard introspection query alone would cost ~8,000 here. Apollo refuses introspection
+ * altogether when NODE_ENV=production (the images set it), so this only opens it in development.
+ */
+function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
+  return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
+}
+
 /** How many distinct (document, operation, cost variables) costs are remembered. */
 const REMEMBERED_COSTS = 1_000;
 
@@ -81,7 +100,8 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, schema, queryHash }) {
+        async didResolveOperation({ request, document, schema, queryHash, operation }) {
+          if (operation && isIntrospectionOnly(operation)) return;
           let cost: number;
           try {
             cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});
