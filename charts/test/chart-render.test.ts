@@ -161,6 +161,17 @@ describe('what the value sets render', () => {
     assert.deepEqual(loader.spec.template.spec.initContainers.map((c: any) => c.name), ['generate']);
   });
 
+  test('Postgres admits every connection the gateway can open at its largest scale, plus the loader', () => {
+    const manifests = manifestsOf('defaults');
+    const postgres = (findManifest(manifests, 'StatefulSet', '-postgresql') as any).spec.template.spec.containers[0];
+    const maxConnections = Number(/^max_connections=(\d+)$/.exec(postgres.args[1])?.[1]);
+    assert.equal(postgres.args[0], '-c');
+    const maxReplicas = (findManifest(manifests, 'HorizontalPodAutoscaler', '-gateway') as any).spec.maxReplicas;
+    const poolMax = Number((findManifest(manifests, 'ConfigMap', '-gateway') as any).data.DB_POOL_MAX);
+    // Each pod: its pool plus one connection listening for catalog swaps; the loader uses two.
+    assert.ok(maxReplicas * (poolMax + 1) + 2 <= maxConnections, `${maxReplicas} × (${poolMax} + 1) + 2 > ${maxConnections}`);
+  });
+
   test('HPA off gives the Deployment its fixed replica count and no HPA; HPA on leaves replicas to it', () => {
     const fixed = manifestsOf('HPA off, fixed replicas, CSVs from a PVC');
     assert.equal((findManifest(fixed, 'Deployment', '-gateway') as any).spec.replicas, 3);
