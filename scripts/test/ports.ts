@@ -1,17 +1,4 @@
-import { createServer } from 'node:net';
+import getPort from 'get-port';
 
-/** Asks the kernel for a free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port assigned'));
-      });
-    });
-  });
-}
+/** A free loopback port (get-port also never hands out the same one twice within seconds). */
+export const freePort = (): Promise<number> => getPort({ host: '127.0.0.1' });

@@ -3,7 +3,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { findFreeLoopbackPort } from './free-port.js';
+import getPort from 'get-port';
 
 const SAMPLE_PRODUCTS = 10_000;
 const DATABASE = 'catalog';
@@ -55,7 +55,7 @@ export async function startEmbeddedCatalog(dataDir: string, logger: Logger): Pro
   await mkdir(dataDir, { recursive: true });
   // As root, the server runs as the `postgres` user, who must be able to reach the data folder.
   await chmod(dataDir, 0o755);
-  const port = await findFreeLoopbackPort();
+  const port = await getPort({ host: '127.0.0.1' });
   const serverLog: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: postgresDir,
