@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { TableName } from '../catalog-files.js';
 import { readConstraintStatements } from '../schema.js';
+import { backendPid } from './build-cleanup.js';
 
 /** `ALTER TABLE t`, `REFERENCES t`, `ON t (` (an index; not `ON DELETE`). */
 const TABLE_MENTION = /\b(?:ALTER TABLE\s+(\w+)|REFERENCES\s+(\w+)|ON\s+(\w+)\s*\()/gi;
@@ -21,13 +22,20 @@ export class ConstraintBuilder {
   private queue: Promise<void> = Promise.resolve();
   private failure: unknown;
 
-  private constructor(private readonly client: pg.Client) {}
+  private constructor(
+    private readonly client: pg.Client,
+    /** The server process of this connection, so an interrupted load can end it. */
+    readonly backendPid: number,
+  ) {}
 
   static async open(databaseUrl: string, schema: string): Promise<ConstraintBuilder> {
     const client = new pg.Client({ connectionString: databaseUrl, application_name: 'catalog-loader indexes' });
+    // Ended on purpose when a load stops early; the statement in flight rejects anyway.
+    client.on('error', () => {});
     await client.connect();
-    const builder = new ConstraintBuilder(client);
+    let builder: ConstraintBuilder;
     try {
+      builder = new ConstraintBuilder(client, await backendPid(client));
       await client.query(`SET maintenance_work_mem = '256MB'`);
       await client.query(`SET search_path TO ${client.escapeIdentifier(schema)}`);
       builder.pending = (await readConstraintStatements()).map((sql) => ({

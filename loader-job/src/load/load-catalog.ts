@@ -11,18 +11,22 @@ import { createLoadProgress, type LoadProgress } from './progress.js';
 import { RejectsWriter } from './rejects-writer.js';
 import { ConstraintBuilder } from './constraint-builder.js';
 import { createBuildSchema, dropLeftoverSchemas, prepareForService, swapIntoService, takeLoaderLock } from './schema-swap.js';
+import { backendPid, dropBuildSchema, terminateBackends } from './build-cleanup.js';
+import { LoadRefusedError, plausibilityTrips, type GuardOptions, type GuardTrip } from './plausibility-guards.js';
 
-export interface LoadCatalogOptions {
+export interface LoadCatalogOptions extends GuardOptions {
   readonly databaseUrl: string;
   /** Folder holding the six export files. */
   readonly dataDir: string;
-  /** Where to write the JSON report (it is also returned). */
+  /** Where to write the JSON report (it is also returned, or carried by a LoadRefusedError). */
   readonly reportFile?: string;
   /** Where to write rejected records (NDJSON); defaults to beside the report, else `rejects.ndjson` in dataDir. */
   readonly rejectsFile?: string;
   readonly logger?: Logger;
   /** Show cli-progress bars instead of log lines (the CLI passes whether stdout is a terminal). */
   readonly progressBars?: boolean;
+  /** Aborting (the CLI does on SIGTERM/SIGINT) ends the load's statements and drops its build schema. */
+  readonly signal?: AbortSignal;
 }
 
 /** The report's rejects file: beside the report, else in the data folder. */
@@ -31,17 +35,21 @@ function defaultRejectsFile({ reportFile, dataDir }: LoadCatalogOptions): string
 }
 
 /**
- * Loads the six export files into a fresh schema, builds keys and indexes, and swaps it in as
- * `catalog` in one transaction. Idempotent: the same files always give the same catalog, and
- * a run killed at any point leaves the serving catalog as it was (the next run cleans up).
+ * Loads the six export files into a fresh schema, builds keys and indexes, checks the result is
+ * plausible, and swaps it in as `catalog` in one transaction. Idempotent: the same files always
+ * give the same catalog. A load that fails, is refused by a guard or is interrupted leaves the
+ * serving catalog as it was and drops its build schema (a SIGKILLed one: the next run does).
  */
 export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadReport> {
   const logger = options.logger ?? pino({ name: 'catalog-loader' });
   const rejectsFile = options.rejectsFile ?? defaultRejectsFile(options);
   const startedAt = new Date();
+  options.signal?.throwIfAborted();
   await checkInputFiles(options.dataDir);
   const rejects = await RejectsWriter.create(rejectsFile);
   const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'catalog-loader' });
+  // A connection ended on purpose (below) reports an error event; the pending query rejects anyway.
+  client.on('error', () => {});
   await client.connect().catch(async (error: unknown) => {
     await rejects.close();
     throw error;
@@ -49,59 +57,96 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
   const progress = createLoadProgress(logger, options.progressBars ?? false);
   let buildSchema: string | undefined;
   let constraints: ConstraintBuilder | undefined;
+  const ownBackends = [await backendPid(client)];
+  const interrupt = () => void terminateBackends(options.databaseUrl, ownBackends).catch(() => {});
+  options.signal?.addEventListener('abort', interrupt, { once: true });
   try {
     await client.query(`SET maintenance_work_mem = '256MB'`);
     await client.query('SET synchronous_commit = off');
     await takeLoaderLock(client);
-    const dropped = await dropLeftoverSchemas(client);
-    if (dropped.length > 0) logger.info({ schemas: dropped }, 'dropped schemas left by an interrupted load');
+    const leftoversDropped = await dropLeftoverSchemas(client);
+    if (leftoversDropped.length > 0) logger.warn({ schemas: leftoversDropped }, 'dropped schemas left by an interrupted load');
+    options.signal?.throwIfAborted();
     buildSchema = await createBuildSchema(client);
     logger.info({ schema: buildSchema, dataDir: options.dataDir }, 'loading into a fresh schema');
 
     constraints = await ConstraintBuilder.open(options.databaseUrl, buildSchema);
+    ownBackends.push(constraints.backendPid);
     const files = await copyFiles(client, buildSchema, options.dataDir, rejects, progress, constraints);
     const copiedAt = performance.now();
+    let indexedAt: number | undefined;
+    await rejects.close();
+    const report = (outcome: LoadReport['outcome'], refusedBy?: readonly GuardTrip[]): LoadReport => {
+      const finishedAt = new Date();
+      return {
+        outcome,
+        ...(refusedBy && { refusedBy }),
+        leftoversDropped,
+        dataDir: resolve(options.dataDir),
+        schema: SERVING_SCHEMA,
+        rejectsFile,
+        startedAt: startedAt.toISOString(),
+        finishedAt: finishedAt.toISOString(),
+        seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+        phases: {
+          copySeconds: files.reduce((sum, file) => sum + file.seconds, 0),
+          constraintsSeconds: indexedAt === undefined ? 0 : (indexedAt - copiedAt) / 1000,
+          swapSeconds: indexedAt === undefined ? 0 : (performance.now() - indexedAt) / 1000,
+        },
+        files,
+        totals: {
+          linesRead: files.reduce((sum, file) => sum + file.lines.read, 0),
+          recordsLoaded: files.reduce((sum, file) => sum + file.records.loaded, 0),
+          recordsRejected: files.reduce((sum, file) => sum + file.records.rejected, 0),
+        },
+      };
+    };
+
     refuseEmptyCatalog(files);
+    const trips = await plausibilityTrips(client, files, options);
+    if (trips.length > 0) {
+      const refused = report('refused', trips);
+      await writeReport(options.reportFile, refused);
+      throw new LoadRefusedError(trips);
+    }
     await constraints.finish();
     await prepareForService(client, buildSchema);
-    const indexedAt = performance.now();
+    indexedAt = performance.now();
+    options.signal?.throwIfAborted();
     await swapIntoService(client, buildSchema, logger);
-    const finishedAt = new Date();
-    await rejects.close();
+    buildSchema = undefined;
 
-    const report: LoadReport = {
-      dataDir: resolve(options.dataDir),
-      schema: SERVING_SCHEMA,
-      rejectsFile,
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
-      phases: {
-        copySeconds: files.reduce((sum, file) => sum + file.seconds, 0),
-        constraintsSeconds: (indexedAt - copiedAt) / 1000,
-        swapSeconds: (performance.now() - indexedAt) / 1000,
-      },
-      files,
-      totals: {
-        linesRead: files.reduce((sum, file) => sum + file.lines.read, 0),
-        recordsLoaded: files.reduce((sum, file) => sum + file.records.loaded, 0),
-        recordsRejected: files.reduce((sum, file) => sum + file.records.rejected, 0),
-      },
-    };
-    if (options.reportFile) await writeFile(options.reportFile, `${JSON.stringify(report, null, 2)}\n`);
-    logger.info({ seconds: report.seconds, totals: report.totals, rejectsFile }, 'catalog swapped into service');
-    return report;
+    const swapped = report('swapped');
+    await writeReport(options.reportFile, swapped);
+    logger.info({ seconds: swapped.seconds, totals: swapped.totals, rejectsFile }, 'catalog swapped into service');
+    return swapped;
   } catch (error) {
     progress.stop();
     await rejects.close().catch(() => {});
+    // Ending our own server processes stops index builds at once and releases every lock the
+    // build holds (and the loader lock), so the build schema can be dropped right away.
+    await terminateBackends(options.databaseUrl, ownBackends).catch(() => {});
     await constraints?.close().catch(() => {});
     constraints = undefined;
-    if (buildSchema) await dropBuildSchema(client, buildSchema, logger);
-    throw error;
+    await client.end().catch(() => {});
+    if (buildSchema) await dropBuildSchema(options.databaseUrl, buildSchema, logger);
+    throw options.signal?.aborted ? new LoadInterruptedError(options.signal.reason) : error;
   } finally {
+    options.signal?.removeEventListener('abort', interrupt);
     await constraints?.close();
-    await client.end();
+    await client.end().catch(() => {});
   }
+}
+
+/** The load was stopped from outside (SIGTERM, SIGINT); nothing of it is left in the database. */
+export class LoadInterruptedError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`load interrupted (${String(reason)}): the served catalog is unchanged and the build schema was dropped`);
+  }
+}
+
+async function writeReport(reportFile: string | undefined, report: LoadReport): Promise<void> {
+  if (reportFile) await writeFile(reportFile, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** Fails before anything else when an input file is missing. */
@@ -134,15 +179,5 @@ function refuseEmptyCatalog(files: readonly FileLoadReport[]): void {
   const products = files.find((file) => file.table === 'products');
   if (!products || products.records.loaded === 0) {
     throw new Error('no product loaded: refusing to replace the catalog with an empty one');
-  }
-}
-
-/** Best effort: a failed load removes its half-built schema (the next run would anyway). */
-async function dropBuildSchema(client: pg.Client, schema: string, logger: Logger): Promise<void> {
-  try {
-    await client.query('ROLLBACK');
-    await client.query(`DROP SCHEMA IF EXISTS ${client.escapeIdentifier(schema)} CASCADE`);
-  } catch (error) {
-    logger.warn({ err: error, schema }, 'could not drop the half-built schema; the next load will');
   }
 }

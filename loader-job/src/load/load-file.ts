@@ -66,9 +66,9 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
         quarantine(firstLine, lastLine, raw, converted.reason, converted.detail);
       }
     },
-    unparsable(line, raw, reason, detail) {
+    unparsable(line, raw, reason, detail, endLine = line) {
       records.read++;
-      quarantine(line, line, raw, reason, detail);
+      quarantine(line, endLine, raw, reason, detail);
     },
   });
 
@@ -83,7 +83,8 @@ export async function loadFile(options: LoadFileOptions): Promise<FileLoadReport
         tally(repairs, 'crlf line end');
       }
       if (converter) {
-        assembler.line(text, number);
+        if (reader.lastLineUnterminated) assembler.lastLineWithoutEnd(text, number);
+        else assembler.line(text, number);
         continue;
       }
       converter = headerConverter(spec, text, ownIds, loadedIds, repairs);

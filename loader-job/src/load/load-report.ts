@@ -1,4 +1,6 @@
 import type { TableName } from '../catalog-files.js';
+import type { LeftoverSchema } from './build-cleanup.js';
+import type { GuardTrip } from './plausibility-guards.js';
 
 /** What happened to one input file. Lines and records reconcile exactly; see the README. */
 export interface FileLoadReport {
@@ -16,6 +18,12 @@ export interface FileLoadReport {
 }
 
 export interface LoadReport {
+  /** swapped: the new catalog is served; refused: a plausibility guard stopped it, the old one is served. */
+  readonly outcome: 'swapped' | 'refused';
+  /** With outcome "refused": every guard that tripped, with its numbers. */
+  readonly refusedBy?: readonly GuardTrip[];
+  /** Schemas an earlier killed load left behind, dropped by this one before it started. */
+  readonly leftoversDropped: readonly LeftoverSchema[];
   readonly dataDir: string;
   readonly schema: string;
   readonly rejectsFile: string;

@@ -5,13 +5,18 @@ const BYTE_ORDER_MARK = '\uFEFF';
 
 /**
  * Reads a file as batches of physical lines (split on LF, line ends removed, a trailing line
- * without LF included). Batches rather than single lines keep per-line overhead out of a
+ * without LF included and flagged). Batches rather than single lines keep per-line overhead out of a
  * 26M-line load; the caller numbers lines by counting.
  */
 export class PhysicalLineReader {
   bytesRead = 0;
   /** Whether the file started with a UTF-8 byte order mark, which is dropped. */
   hadByteOrderMark = false;
+  /**
+   * Set just before the last batch when the file's last line has no line end: the file was cut
+   * short (an interrupted copy), so that line may be missing its end. That batch is that line alone.
+   */
+  lastLineUnterminated = false;
 
   constructor(private readonly path: string) {}
 
@@ -34,6 +39,9 @@ export class PhysicalLineReader {
       if (lines.length > 0) yield lines;
     }
     const rest = carry + decoder.end();
-    if (rest.length > 0) yield [rest];
+    if (rest.length > 0) {
+      this.lastLineUnterminated = true;
+      yield [rest];
+    }
   }
 }

@@ -4,11 +4,11 @@ import { splitCsvRecord } from './csv-record.js';
 const MAX_RECORD_LINES = 100;
 const MAX_RECORD_CHARS = 1 << 20;
 
-export type UnparsableReason = 'unterminated quote' | 'malformed quoting';
+export type UnparsableReason = 'unterminated quote' | 'malformed quoting' | 'truncated';
 
 export interface RecordSink {
   record(fields: string[], firstLine: number, lastLine: number, raw: string): void;
-  unparsable(line: number, raw: string, reason: UnparsableReason, detail: string): void;
+  unparsable(line: number, raw: string, reason: UnparsableReason, detail: string, endLine?: number): void;
 }
 
 /**
@@ -20,6 +20,8 @@ export interface RecordSink {
 export class RecordAssembler {
   private pending: string[] = [];
   private pendingFirstLine = 0;
+  /** The file's last line when it has no line end: whatever record reaches it was cut short. */
+  private cutLine = Infinity;
 
   constructor(
     /** Whether a multi-line candidate has a plausible field count for this file. */
@@ -35,17 +37,41 @@ export class RecordAssembler {
       return;
     }
     const result = splitCsvRecord(text);
-    if (result.status === 'complete') this.sink.record(result.fields, number, number, text);
-    else if (result.status === 'malformed') this.sink.unparsable(number, text, 'malformed quoting', result.detail);
+    if (result.status === 'complete') this.emit(result.fields, number, number, text);
+    else if (result.status === 'malformed') this.quarantine(number, number, text, 'malformed quoting', result.detail);
     else {
       this.pending = [text];
       this.pendingFirstLine = number;
     }
   }
 
+  /**
+   * Feeds the file's last line when it has no line end, then settles the file. A complete export
+   * ends every line with LF; without it the file was most likely cut mid-record (a number cut
+   * short still parses), so the record holding this line is quarantined as truncated, never stored.
+   */
+  lastLineWithoutEnd(text: string, number: number): void {
+    this.cutLine = number;
+    this.line(text, number);
+    this.end();
+  }
+
   /** Settles whatever is still open at the end of the file. */
   end(): void {
     while (this.pending.length > 0) this.resolvePending(true);
+  }
+
+  private emit(fields: string[], firstLine: number, lastLine: number, raw: string): void {
+    if (lastLine >= this.cutLine) this.quarantine(firstLine, lastLine, raw, 'truncated', 'the file ends inside this record (no line end after it)');
+    else this.sink.record(fields, firstLine, lastLine, raw);
+  }
+
+  private quarantine(firstLine: number, lastLine: number, raw: string, reason: UnparsableReason, detail: string): void {
+    if (lastLine >= this.cutLine && reason !== 'truncated') {
+      this.sink.unparsable(firstLine, raw, 'truncated', `the file ends inside this record (no line end after it): ${reason}`, lastLine);
+    } else {
+      this.sink.unparsable(firstLine, raw, reason, detail, lastLine);
+    }
   }
 
   private resolvePending(atEnd: boolean): void {
@@ -57,7 +83,7 @@ export class RecordAssembler {
     } else if (result.status === 'complete' && this.plausible(result.fields)) {
       const firstLine = this.pendingFirstLine;
       this.pending = [];
-      this.sink.record(result.fields, firstLine, firstLine + this.countLines(joined), joined);
+      this.emit(result.fields, firstLine, firstLine + this.countLines(joined), joined);
       return;
     }
     this.quarantineFirstLineAndReplay();
@@ -73,7 +99,7 @@ export class RecordAssembler {
     const [first, ...rest] = this.pending;
     const firstLine = this.pendingFirstLine;
     this.pending = [];
-    this.sink.unparsable(firstLine, first ?? '', 'unterminated quote', 'the quote opened on this line never closes into a valid record');
+    this.quarantine(firstLine, firstLine, first ?? '', 'unterminated quote', 'the quote opened on this line never closes into a valid record');
     rest.forEach((text, index) => this.line(text, firstLine + 1 + index));
   }
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { CATALOG_FILES } from '../catalog-files.js';
 import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
+import { schemaSizes, type LeftoverSchema } from './build-cleanup.js';
 
 /** Held for a whole load so two loaders never build or swap at the same time. */
 const LOADER_LOCK_KEY = 0x6361_7461; // "cata"
@@ -13,14 +14,18 @@ export async function takeLoaderLock(client: pg.ClientBase): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [LOADER_LOCK_KEY]);
 }
 
-/** Drops schemas a killed run left behind: half-built copies and retired catalogs never dropped. */
-export async function dropLeftoverSchemas(client: pg.ClientBase): Promise<string[]> {
+/**
+ * Drops schemas a killed run (SIGKILL, a lost node) left behind: half-built copies and retired
+ * catalogs never dropped. Returns what it found, with sizes, for the log and the report.
+ */
+export async function dropLeftoverSchemas(client: pg.ClientBase): Promise<LeftoverSchema[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1) OR starts_with(nspname, $2)`,
     [BUILD_PREFIX, RETIRED_PREFIX],
   );
-  for (const { name } of rows) await client.query(`DROP SCHEMA ${client.escapeIdentifier(name)} CASCADE`);
-  return rows.map((row) => row.name);
+  const leftovers = await schemaSizes(client, rows.map((row) => row.name));
+  for (const { schema } of leftovers) await client.query(`DROP SCHEMA ${client.escapeIdentifier(schema)} CASCADE`);
+  return leftovers;
 }
 
 /** Creates the empty, unindexed tables of a fresh build schema and returns its name. */
