@@ -32,8 +32,11 @@ test('a load killed mid-COPY leaves the old catalog served, and a rerun converge
   assert.deepEqual(await catalogFingerprint(databaseUrl), oldCatalog, 'the old catalog is still served, unchanged');
   assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the killed build is left behind');
 
+  const leftBehind = (await loaderSchemas(databaseUrl)).filter((name) => name.startsWith('catalog_load_'));
   const rerun = await loadCatalog({ databaseUrl, dataDir: newExport, logger: silent });
   assert.deepEqual(await loaderSchemas(databaseUrl), ['catalog'], 'the rerun cleaned up the half-built schema');
+  assert.deepEqual(rerun.leftoversDropped.map((leftover) => leftover.schema), leftBehind, 'the rerun reports what it dropped');
+  assert.ok(rerun.leftoversDropped[0]!.bytes > 0, 'with its size');
   const referenceUrl = await createTestDatabase('loader_kill_reference');
   await loadCatalog({ databaseUrl: referenceUrl, dataDir: newExport, logger: silent });
   assert.deepEqual(await catalogFingerprint(databaseUrl), await catalogFingerprint(referenceUrl), 'same state as an uninterrupted load');
@@ -41,4 +44,26 @@ test('a load killed mid-COPY leaves the old catalog served, and a rerun converge
 
   await loadCatalog({ databaseUrl, dataDir: newExport, logger: silent });
   assert.deepEqual(await catalogFingerprint(databaseUrl), await catalogFingerprint(referenceUrl), 'loading again changes nothing');
+});
+
+test('a load stopped by SIGTERM mid-COPY drops its own build schema and exits 143, the old catalog served', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'loader-term-'));
+  const oldExport = join(dir, 'old');
+  const newExport = join(dir, 'new');
+  await generateCatalog({ outDir: oldExport, products: 200, seed: 3 });
+  await generateCatalog({ outDir: newExport, products: 5_000, seed: 4 });
+  const databaseUrl = await createTestDatabase('loader_term');
+  await loadCatalog({ databaseUrl, dataDir: oldExport, logger: silent });
+  const oldCatalog = await catalogFingerprint(databaseUrl);
+
+  const loader = spawnLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
+  const exited = exitOf(loader);
+  await stdoutLine(loader, (line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
+  assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the build is under way');
+  loader.kill('SIGTERM');
+  const { code, output } = await exited;
+  assert.equal(code, 143, output);
+  assert.match(output, /load interrupted \(SIGTERM\)/);
+  assert.deepEqual(await loaderSchemas(databaseUrl), ['catalog'], 'no build schema is left');
+  assert.deepEqual(await catalogFingerprint(databaseUrl), oldCatalog, 'the old catalog is still served, unchanged');
 });
