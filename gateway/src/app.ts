@@ -11,6 +11,7 @@ import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
+import { installUtf8JsonParser } from './http/json-body.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
   installRequestLog(app);
   installValidators(app);
+  installUtf8JsonParser(app);
   installConnectionDraining(app, lifecycle);
   installErrorHandler(app);
   installHttpMetrics(app, metrics);
