@@ -1,3 +1,5 @@
+import { PRODUCT_ID_PATTERN } from '../http/ids.js';
+
 // JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
 // and compile the response serialisers, whose property order is the legacy key order.
 
@@ -8,7 +10,7 @@ export const productIdParams = {
   type: 'object',
   required: ['product_id'],
   properties: {
-    product_id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'product id, a positive integer' },
+    product_id: { type: 'string', pattern: PRODUCT_ID_PATTERN, description: 'product id, a positive integer of at most 15 digits' },
   },
 } as const;
 
