@@ -13,7 +13,7 @@ import { createRequestIdGenerator } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { answerClientError } from './http/client-errors.js';
 import { installUtf8JsonParser } from './http/json-body.js';
-import { recordRoutes } from './http/route-table.js';
+import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
@@ -100,7 +100,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installValidators(app);
   installUtf8JsonParser(app);
   installConnectionDraining(app, lifecycle);
-  installErrorHandler(app, recordRoutes(app));
+  installErrorHandler(app);
+  installMethodNotAllowed(app);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 

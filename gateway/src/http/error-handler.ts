@@ -1,16 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ClientFacingError, ServiceUnavailableError } from '../errors.js';
-import { validationMessage } from '../writes/product-input.js';
-import type { RouteTable } from './route-table.js';
+import { validationMessage } from '../validation/ajv.js';
 
 /**
  * Every error leaves as `{"error": "..."}` naming the problem: our own errors with their status,
- * Fastify's (validation, malformed JSON, 413, 415…) with theirs, 405 with `Allow` for a known
- * path asked with another method, and only real bugs as 500s,
+ * Fastify's (validation, malformed JSON, 413, 415…) with theirs, and only real bugs as 500s,
  * whose details stay in the log.
  */
-export function installErrorHandler(app: FastifyInstance, routes: RouteTable): void {
+export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ServiceUnavailableError) {
       reply.header('retry-after', String(error.retryAfterSeconds));
@@ -23,14 +21,9 @@ export function installErrorHandler(app: FastifyInstance, routes: RouteTable): v
     return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify({ error: message }));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allowed = routes.allowedMethods(path);
-    if (allowed.length > 0) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({ error: `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}` });
-    }
-    return reply.code(404).send({ error: `no route ${request.method} ${path}` });
-  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
 }
 
 /** Validation messages that name the field: `invalid querystring: count must be <= 100`. */

@@ -1,12 +1,11 @@
-import { Ajv, type ErrorObject } from 'ajv';
 import { BadInputError } from '../errors.js';
 import type { ProductFields } from '../repository/products.js';
+import { createAjv, validationMessage } from '../validation/ajv.js';
 
 /**
  * The one definition of product input, used by the REST bodies (and so the OpenAPI document) and
  * by the GraphQL mutations: what may be stored without being altered on the way into Postgres.
- * A rule may carry the message a client sees (`errorMessage`: one string, or one per keyword),
- * read by validationMessage.
+ * A rule may carry the message a client sees (`errorMessage`, see validation/ajv.ts).
  */
 
 /** Text Postgres stores as given: no NUL (it cannot), no unpaired UTF-16 surrogate (it would become U+FFFD). */
@@ -54,26 +53,7 @@ export const updateProductBody = {
   properties: writableProductProperties,
 } as const;
 
-/** Ajv options every validator of these schemas needs: rule messages, float-safe multipleOf, Unicode patterns. */
-export const PRODUCT_INPUT_AJV_OPTIONS = { verbose: true, multipleOfPrecision: 8, unicodeRegExp: true } as const;
-
-function ruleMessage(error: ErrorObject): string | undefined {
-  const message = (error.parentSchema as { errorMessage?: string | Record<string, string> } | undefined)?.errorMessage;
-  return typeof message === 'string' ? message : message?.[error.keyword];
-}
-
-/**
- * The message of the first failing rule: its `errorMessage` when the failing keyword (or the
- * anyOf around it) has one, else Ajv's own. With anyOf, Ajv lists each branch's error first.
- */
-export function validationMessage(errors: readonly ErrorObject[]): { path: string; message: string } | undefined {
-  const [first] = errors;
-  if (!first) return undefined;
-  const described = errors.map((error) => (error.instancePath === first.instancePath ? ruleMessage(error) : undefined)).find(Boolean);
-  return { path: first.instancePath, message: described ?? first.message ?? 'is invalid' };
-}
-
-const ajv = new Ajv({ allErrors: false, strict: false, ...PRODUCT_INPUT_AJV_OPTIONS });
+const ajv = createAjv({ allErrors: false });
 const validateCreate = ajv.compile(createProductBody);
 const validateUpdate = ajv.compile(updateProductBody);
 
