@@ -11,6 +11,9 @@ import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
+import { answerClientError } from './http/client-errors.js';
+import { installUtf8JsonParser } from './http/json-body.js';
+import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
@@ -86,6 +89,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: nextRequestId,
     schemaErrorFormatter: formatValidationError,
+    clientErrorHandler: answerClientError,
   });
   app.decorate('services', services);
   app.addHook('onRequest', (request, reply, done) => {
@@ -94,8 +98,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
   installRequestLog(app);
   installValidators(app);
+  installUtf8JsonParser(app);
   installConnectionDraining(app, lifecycle);
   installErrorHandler(app);
+  installMethodNotAllowed(app);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 

@@ -18,12 +18,14 @@ const configSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: integer(1, 600_000, 2_000),
   GRAPHQL_MAX_DEPTH: integer(1, 100, 8),
   GRAPHQL_MAX_COMPLEXITY: integer(1, 1_000_000, 1_000),
+  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
   EMBEDDED_DATA_DIR: z.string().min(1).optional(),
 });
 
-export type Config = z.infer<typeof configSchema>;
+/** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */
+export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };
 
 /** Thrown with every invalid variable listed, so one start-up attempt shows them all. */
 export class ConfigError extends Error {}
@@ -36,5 +38,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);
   }
-  return parsed.data;
+  return { ...parsed.data, GRAPHQL_INTROSPECTION: parsed.data.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production' };
 }

@@ -8,7 +8,6 @@ import {
   visit,
   type DocumentNode,
   type GraphQLSchema,
-  type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -26,12 +25,16 @@ const ASSUMED_LIST_LENGTH = 5;
 /**
  * Cost = 1 per field; a list multiplies its selection by its page size (count/first) or, for
  * relation lists, by ASSUMED_LIST_LENGTH. A connection's edges/nodes are already counted by `first`.
+ * Introspection fields cost like any other, but their lists (types, fields, args…) count once:
+ * their length is the schema's, not the client's choice, and at ×5 the standard introspection
+ * query tools send would cost ~8,000 alone.
  */
 const estimateCost: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   const pageSize = (args.count ?? args.first) as number | undefined;
   if (typeof pageSize === 'number') return 1 + childComplexity * Math.max(pageSize, 1);
   const inConnection = type.name.endsWith('Connection');
-  if (isListType(getNullableType(field.type)) && !inConnection) return 1 + childComplexity * ASSUMED_LIST_LENGTH;
+  const introspection = type.name.startsWith('__');
+  if (isListType(getNullableType(field.type)) && !inConnection && !introspection) return 1 + childComplexity * ASSUMED_LIST_LENGTH;
   return 1 + childComplexity;
 };
 
@@ -63,15 +66,6 @@ function costVariables(document: DocumentNode): string[] {
   return [...names].sort();
 }
 
-/**
- * Operations that only introspect the schema (GraphiQL, Apollo Sandbox, codegen) are not costed:
- * the standard introspection query alone would cost ~8,000 here. Apollo refuses introspection
- * altogether when NODE_ENV=production (the images set it), so this only opens it in development.
- */
-function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
-  return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
-}
-
 /** How many distinct (document, operation, cost variables) costs are remembered. */
 const REMEMBERED_COSTS = 1_000;
 
@@ -101,7 +95,8 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema, queryHash, operation }) {
-          if (operation && isIntrospectionOnly(operation)) return;
+          // No operation to run: the operation guard answers 400 (costing would sum every operation).
+          if (!operation) return;
           let cost: number;
           try {
             cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});

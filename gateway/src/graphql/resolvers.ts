@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../paging/cursor.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
 import { BEFORE_FIRST_ID, type ProductRow } from '../repository/products.js';
-import { productFieldsFromInput, type ProductInput } from '../writes/product-fields.js';
+import { productFieldsFromInput, type ProductInput } from '../writes/product-input.js';
 import type { GraphQLContext } from './context.js';
 import { wantsRelations } from './lookahead.js';
 

@@ -8,6 +8,7 @@ import type { GraphQLContext } from './context.js';
 import { formatGatewayError, errorStatusPlugin } from './error-status-plugin.js';
 import { complexityLimitPlugin, depthLimitRule } from './limits.js';
 import { metricsPlugin, recordOperation } from './metrics-plugin.js';
+import { operationGuardPlugin } from './operation-guard.js';
 import { operationOf } from './operation-type.js';
 import { jitExecution } from './jit-execution.js';
 
@@ -29,8 +30,10 @@ export async function createApollo(services: Services): Promise<ApolloServer<Gra
   const { config, metrics } = services;
   const apollo = new ApolloServer<GraphQLContext>({
     gateway: jitExecution(),
+    introspection: config.GRAPHQL_INTROSPECTION,
     validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
     plugins: [
+      operationGuardPlugin,
       complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY),
       errorStatusPlugin,
       metricsPlugin(metrics),

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import type { ErrorObject } from 'ajv';
 import { ClientFacingError, ServiceUnavailableError } from '../errors.js';
+import { validationMessage } from '../validation/ajv.js';
 
 /**
  * Every error leaves as `{"error": "..."}` naming the problem: our own errors with their status,
@@ -30,6 +32,6 @@ export function formatValidationError(errors: FastifySchemaValidationError[], da
   if (!first) return new Error(`invalid ${dataVar}`);
   const field = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : dataVar;
   const unknown = first.keyword === 'additionalProperties' ? (first.params as { additionalProperty?: string }).additionalProperty : undefined;
-  const problem = unknown ? `has unknown field "${unknown}"` : (first.message ?? 'is invalid');
+  const problem = unknown ? `has unknown field "${unknown}"` : (validationMessage(errors as ErrorObject[])?.message ?? 'is invalid');
   return new Error(`invalid ${dataVar}: ${field} ${problem}`);
 }

@@ -1,3 +1,5 @@
+import { PRODUCT_ID_PATTERN } from '../http/ids.js';
+
 // JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
 // and compile the response serialisers, whose property order is the legacy key order.
 
@@ -8,7 +10,7 @@ export const productIdParams = {
   type: 'object',
   required: ['product_id'],
   properties: {
-    product_id: { type: 'string', pattern: '^[1-9][0-9]{0,15}$', description: 'product id, a positive integer' },
+    product_id: { type: 'string', pattern: PRODUCT_ID_PATTERN, description: 'product id, a positive integer of at most 15 digits' },
   },
 } as const;
 
@@ -79,34 +81,7 @@ export const stylesSchema = {
 
 export const relatedSchema = { type: 'array', items: { type: 'integer' } } as const;
 
-const writableProductProperties = {
-  name: { type: 'string', minLength: 1, maxLength: 1_000 },
-  slogan: { type: ['string', 'null'], maxLength: 10_000 },
-  description: { type: ['string', 'null'], maxLength: 100_000 },
-  category: { type: ['string', 'null'], maxLength: 1_000 },
-  default_price: {
-    anyOf: [
-      { type: 'string', pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' },
-      { type: 'number', minimum: 0, maximum: 9_999_999_999.99 },
-      { type: 'null' },
-    ],
-    description: 'price, e.g. "140.00" or 140',
-  },
-} as const;
-
-export const createProductBody = {
-  type: 'object',
-  required: ['name'],
-  additionalProperties: false,
-  properties: writableProductProperties,
-} as const;
-
-export const updateProductBody = {
-  type: 'object',
-  minProperties: 1,
-  additionalProperties: false,
-  properties: writableProductProperties,
-} as const;
+export { createProductBody, updateProductBody } from '../writes/product-input.js';
 
 export const errorSchema = {
   type: 'object',

@@ -1,0 +1,86 @@
+import { BadInputError } from '../errors.js';
+import type { ProductFields } from '../repository/products.js';
+import { createAjv, validationMessage } from '../validation/ajv.js';
+
+/**
+ * The one definition of product input, used by the REST bodies (and so the OpenAPI document) and
+ * by the GraphQL mutations: what may be stored without being altered on the way into Postgres.
+ * A rule may carry the message a client sees (`errorMessage`, see validation/ajv.ts).
+ */
+
+/** Text Postgres stores as given: no NUL (it cannot), no unpaired UTF-16 surrogate (it would become U+FFFD). */
+const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
+const text = (maxLength: number, nullable: boolean) => ({
+  type: nullable ? ['string', 'null'] : 'string',
+  ...(nullable ? {} : { minLength: 1 }),
+  maxLength,
+  pattern: STORABLE_TEXT,
+  errorMessage: { pattern: 'must not contain NUL bytes or unpaired surrogates' },
+});
+
+/** numeric(12,2): a price with more decimals would be rounded by Postgres. */
+const price = {
+  anyOf: [
+    { type: 'string', pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' },
+    { type: 'number', minimum: 0, maximum: 9_999_999_999.99, multipleOf: 0.01 },
+    { type: 'null' },
+  ],
+  description: 'price, e.g. "140.00" or 140',
+  errorMessage: 'must be a price with at most two decimals, e.g. "140.00" or 140, from 0 to 9999999999.99',
+} as const;
+
+// Text limits stay within the default 64 KiB body limit (BODY_LIMIT_BYTES), so what the schema
+// allows can actually be sent.
+const writableProductProperties = {
+  name: text(1_000, false),
+  slogan: text(10_000, true),
+  description: text(30_000, true),
+  category: text(1_000, true),
+  default_price: price,
+} as const;
+
+export const createProductBody = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: writableProductProperties,
+} as const;
+
+export const updateProductBody = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: writableProductProperties,
+} as const;
+
+const ajv = createAjv({ allErrors: false });
+const validateCreate = ajv.compile(createProductBody);
+const validateUpdate = ajv.compile(updateProductBody);
+
+export interface ProductInput {
+  name?: string | null;
+  slogan?: string | null;
+  description?: string | null;
+  category?: string | null;
+  defaultPrice?: string | null;
+}
+
+/** GraphQL input (camelCase) → validated product fields (the REST names). */
+export function productFieldsFromInput(input: ProductInput, purpose: 'create' | 'update'): ProductFields {
+  const fields = Object.fromEntries(
+    Object.entries({
+      name: input.name,
+      slogan: input.slogan,
+      description: input.description,
+      category: input.category,
+      default_price: input.defaultPrice,
+    }).filter(([, value]) => value !== undefined),
+  );
+  const validate = purpose === 'create' ? validateCreate : validateUpdate;
+  if (!validate(fields)) {
+    const problem = validationMessage(validate.errors ?? []);
+    const field = (problem?.path.replace(/^\//, '') || 'input').replace('default_price', 'defaultPrice');
+    throw new BadInputError(`invalid input: ${field} ${problem?.message ?? 'is invalid'}`);
+  }
+  return fields as ProductFields;
+}

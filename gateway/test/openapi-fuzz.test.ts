@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { WRITE_TOKEN, createFixtureDatabase, startGateway } from './support/gateway.js';
+
+/** Where .ci/install-python-tools.sh puts schemathesis. */
+const VENV = process.env.CATALOG_PYTHON_VENV ?? join(homedir(), '.cache/catalog-gateway/python');
+const SCHEMATHESIS = join(VENV, 'bin/schemathesis');
+const CONFIG = fileURLToPath(new URL('fixtures/schemathesis.toml', import.meta.url));
+const missing = existsSync(SCHEMATHESIS) ? undefined : `schemathesis is not installed in ${VENV}: run .ci/install-python-tools.sh`;
+if (missing && process.env.CI === 'true') throw new Error(missing);
+
+function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    // Run from the temp dir: schemathesis keeps a .schemathesis/ cache in its working directory.
+    const child = spawn(command, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/**
+ * Property-based fuzzing of the served OpenAPI document: schemathesis generates valid and
+ * invalid requests for every operation (writes with the token) and checks every answer against
+ * the document — no 5xx, documented statuses and content types, bodies matching their schemas,
+ * valid data accepted, invalid data refused, undeclared methods answered 405.
+ */
+describe('the served OpenAPI document holds under property-based fuzzing', { skip: missing }, () => {
+  let app: FastifyInstance;
+  let base: string;
+  before(async () => {
+    app = await startGateway(await createFixtureDatabase());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  });
+  after(() => app.close());
+
+  it('0 server errors and 0 schema violations', { timeout: 300_000 }, async () => {
+    const { code, output } = await run(SCHEMATHESIS, [
+      '--config-file', CONFIG,
+      'run', `${base}/docs/json`,
+      '--checks', 'all',
+      '--max-examples', '40',
+      '--seed', '20261123',
+      '--generation-allow-x00', 'false',
+      '--header', `Authorization: Bearer ${WRITE_TOKEN}`,
+      '--request-timeout', '10',
+      '--output-truncate', 'true',
+      '--workers', '1',
+    ]);
+    const summary = output.split('\n').filter((line) => /SUMMARY|Failures|❌|✅|generated|passed|failed/.test(line)).join('\n');
+    assert.equal(code, 0, `schemathesis found problems:\n${output.slice(-6_000)}`);
+    assert.match(output, /\d+ generated/, 'cases were generated');
+    console.log(summary);
+  });
+});
