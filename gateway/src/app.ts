@@ -50,7 +50,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   observePool(metrics, db.pool);
   const repositories = createRepositories(db);
   const pager = new ProductPager(repositories.products);
-  const { cache, connections } = createCache(config, metrics, logger);
+  const { cache, connections, breaker } = createCache(config, metrics, logger);
   // Ids added or removed anywhere (this replica or another) move every position after them.
   cache.onInvalidate((tags) => {
     if (tags.includes(PRODUCT_LIST_TAG)) pager.reset();
@@ -110,6 +110,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     await apollo.stop();
     await db.close();
     await cache.settled();
+    cache.stop();
+    breaker?.shutdown();
     // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
     await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   });

@@ -13,6 +13,7 @@ const configSchema = z.object({
   CACHE_TTL_SECONDS: integer(0, 86_400, 300),
   CACHE_MAX_ENTRIES: integer(1, 10_000_000, 100_000),
   CACHE_MAX_BYTES: integer(1_024, 64 * 1024 ** 3, 128 * 1024 ** 2),
+  REDIS_COMMAND_TIMEOUT_MS: integer(10, 10_000, 200),
   DB_POOL_MAX: integer(1, 1_000, 20),
   DB_POOL_ACQUIRE_TIMEOUT_MS: integer(1, 60_000, 1_000),
   DB_STATEMENT_TIMEOUT_MS: integer(1, 600_000, 2_000),

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { startPostgres, type PostgresServer } from '../../scripts/test/postgres.js';
-import { createCatalog, eventually, graphql, startGateway } from './support/gateway.js';
+import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
+import { createCatalog, createFixtureDatabase, eventually, graphql, startGateway } from './support/gateway.js';
 
 const seed = () => readFile(new URL('fixtures/seed.sql', import.meta.url), 'utf8');
 
@@ -41,5 +42,52 @@ describe('Postgres frozen (SIGSTOP): alive but silent', () => {
       await postgres.thaw();
     }
     await eventually('served again', async () => (await get('/products/2')).statusCode === 200);
+  });
+});
+
+/** A counter's value in the /metrics text, 0 when absent. */
+function metricValue(metrics: string, series: string): number {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+describe('Redis frozen (SIGSTOP): connections open, nothing answers', () => {
+  let redis: RedisServer;
+  let app: FastifyInstance;
+  before(async () => {
+    redis = await startRedis();
+    app = await startGateway(await createFixtureDatabase(), { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '100' });
+  });
+  after(async () => {
+    redis.thaw();
+    await app.close();
+    await redis.stop();
+  });
+
+  const get = (url: string) => app.inject({ method: 'GET', url });
+  const metrics = async () => (await get('/metrics')).body;
+
+  it('stops asking Redis after a few timeouts (circuit open), serves every request from Postgres, and closes the circuit when Redis answers again', async () => {
+    assert.equal((await get('/products/1')).statusCode, 200);
+    redis.freeze();
+    const misses = 40;
+    try {
+      for (let index = 0; index < misses; index += 1) {
+        // Distinct URLs: every one misses the in-process cache and would ask Redis.
+        const response = await get(`/products/${[1, 2, 3, 5][index % 4]}?miss=${index}`);
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      const text = await metrics();
+      assert.equal(metricValue(text, 'catalog_redis_circuit_state'), 1, 'the circuit is open');
+      const timedOut = metricValue(text, 'catalog_cache_errors_total{backend="redis",operation="get"}');
+      assert.ok(timedOut >= 1 && timedOut < misses / 2, `only the first lookups waited for Redis (${timedOut} of ${misses})`);
+      assert.ok(metricValue(text, 'catalog_redis_circuit_rejections_total') > misses / 2, 'the rest skipped it');
+    } finally {
+      redis.thaw();
+    }
+    await eventually('circuit closed again', async () => {
+      await get(`/products/2?probe=${Date.now()}`);
+      return metricValue(await metrics(), 'catalog_redis_circuit_state') === 0;
+    });
   });
 });

@@ -57,6 +57,16 @@ export function createMetrics() {
       buckets: DURATION_BUCKETS,
       registers,
     }),
+    redisCircuitState: new Gauge({
+      name: 'catalog_redis_circuit_state',
+      help: 'Circuit breaker in front of Redis: 0 closed (in use), 1 open (skipped), 2 half-open (probing)',
+      registers,
+    }),
+    redisCircuitRejections: new Counter({
+      name: 'catalog_redis_circuit_rejections_total',
+      help: 'Redis cache calls skipped because the circuit was open',
+      registers,
+    }),
     cacheErrors: new Counter({
       name: 'catalog_cache_errors_total',
       help: 'Response cache operations that failed (Redis down or slow) and were served without the cache',
