@@ -45,6 +45,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     poolMax: config.DB_POOL_MAX,
     acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
     statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    maxQueue: config.DB_QUEUE_MAX,
+    maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
+    onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
     logger,
   });
   observePool(metrics, db.pool);

@@ -16,6 +16,8 @@ const configSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: integer(10, 10_000, 200),
   DB_POOL_MAX: integer(1, 1_000, 20),
   DB_POOL_ACQUIRE_TIMEOUT_MS: integer(1, 60_000, 1_000),
+  DB_QUEUE_MAX: integer(0, 100_000, 100),
+  DB_QUEUE_MAX_WAIT_MS: integer(1, 60_000, 500),
   DB_STATEMENT_TIMEOUT_MS: integer(1, 600_000, 2_000),
   GRAPHQL_MAX_DEPTH: integer(1, 100, 8),
   GRAPHQL_MAX_COMPLEXITY: integer(1, 1_000_000, 1_000),

@@ -91,3 +91,55 @@ describe('Redis frozen (SIGSTOP): connections open, nothing answers', () => {
     });
   });
 });
+
+describe('overload: more statements than the pool can run', () => {
+  let postgres: PostgresServer;
+  let app: FastifyInstance;
+  let databaseUrl: string;
+  before(async () => {
+    postgres = await startPostgres();
+    databaseUrl = await postgres.createDatabase('overload');
+    await createCatalog(databaseUrl, await seed());
+    app = await startGateway(databaseUrl, {
+      DB_POOL_MAX: '2',
+      DB_QUEUE_MAX: '2',
+      DB_POOL_ACQUIRE_TIMEOUT_MS: '20000',
+      DB_STATEMENT_TIMEOUT_MS: '20000',
+      CACHE_TTL_SECONDS: '0',
+    });
+  });
+  after(async () => {
+    await app.close();
+    await postgres.destroy();
+  });
+
+  it('refuses the excess at once with 503 + Retry-After instead of letting it wait for a connection, and serves the admitted', async () => {
+    const pg = (await import('pg')).default;
+    const locker = new pg.Client({ connectionString: databaseUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE catalog.products IN ACCESS EXCLUSIVE MODE');
+    const settled: Array<{ status: number; body: string; retryAfter?: string }> = [];
+    // List pages run one statement each (no batching across pages): 12 statements for 2 connections.
+    const requests = Array.from({ length: 12 }, (_, index) =>
+      app.inject({ method: 'GET', url: `/products?page=${index + 1}&count=1` }).then((response) => {
+        settled.push({ status: response.statusCode, body: response.body, retryAfter: response.headers['retry-after'] as string | undefined });
+      }),
+    );
+    try {
+      // While the admitted statements are still blocked by the lock, the rest are already answered.
+      await eventually('the excess refused while the lock holds', async () => settled.length >= 8);
+      for (const refused of settled) {
+        assert.equal(refused.status, 503, refused.body);
+        assert.match(JSON.parse(refused.body).error, /database overloaded/);
+        assert.equal(refused.retryAfter, '1');
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    await Promise.all(requests);
+    assert.ok(settled.filter((response) => response.status === 200).length >= 2, 'the admitted ones are served once the lock is gone');
+    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/);
+  });
+});

@@ -57,6 +57,12 @@ export function createMetrics() {
       buckets: DURATION_BUCKETS,
       registers,
     }),
+    dbAdmissionRejections: new Counter({
+      name: 'catalog_db_admission_rejections_total',
+      help: 'Statements refused at once (503) because the database queue was full or its expected wait too long',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     redisCircuitState: new Gauge({
       name: 'catalog_redis_circuit_state',
       help: 'Circuit breaker in front of Redis: 0 closed (in use), 1 open (skipped), 2 half-open (probing)',
