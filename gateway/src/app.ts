@@ -11,6 +11,7 @@ import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
 import { createRequestIdGenerator } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
+import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
@@ -33,6 +34,8 @@ declare module 'fastify' {
 
 export interface AppDependencies {
   logger?: Logger;
+  /** How often repeated request failures are summarised in the log (tests shorten it). */
+  failureSummaryMs?: number;
 }
 
 /** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
@@ -98,7 +101,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installRequestLog(app);
   installValidators(app);
   installConnectionDraining(app, lifecycle);
-  installErrorHandler(app);
+  const failures = new FailureLog(logger, deps.failureSummaryMs);
+  installErrorHandler(app, failures);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
@@ -114,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     await db.close();
     await cache.settled();
     cache.stop();
+    failures.stop();
     breaker?.shutdown();
     // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
     await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));

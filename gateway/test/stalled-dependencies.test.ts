@@ -143,3 +143,44 @@ describe('overload: more statements than the pool can run', () => {
     assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/);
   });
 });
+
+describe('logs during an outage', () => {
+  it('log the first failure of a kind with its stack, then one summary line per interval, not a stack per 503', async () => {
+    const postgres = await startPostgres();
+    const databaseUrl = await postgres.createDatabase('logflood');
+    await createCatalog(databaseUrl, await seed());
+    const lines: Array<Record<string, unknown>> = [];
+    const { Writable } = await import('node:stream');
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const { pino } = await import('pino');
+    const { buildApp } = await import('../src/app.js');
+    const { loadConfig } = await import('../src/config.js');
+    const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'warn' }), {
+      logger: pino({ level: 'warn' }, sink),
+      failureSummaryMs: 300,
+    });
+    await app.ready();
+    try {
+      await postgres.stop();
+      const outage = 200;
+      for (let index = 0; index < outage; index += 1) {
+        assert.equal((await app.inject({ method: 'GET', url: `/products/${(index % 3) + 1}` })).statusCode, 503);
+      }
+      await eventually('a summary line', async () => lines.some((line) => typeof line.count === 'number'));
+      const failures = lines.filter((line) => String(line.msg).startsWith('request failed'));
+      const withStack = failures.filter((line) => typeof (line.err as { stack?: unknown } | undefined)?.stack === 'string');
+      assert.equal(withStack.length, 1, `one stack for ${outage} failures of one kind, got ${withStack.length}`);
+      const summaries = failures.filter((line) => typeof line.count === 'number');
+      assert.equal(summaries.reduce((sum, line) => sum + (line.count as number), 0), outage - 1, 'the summaries count every other failure');
+      assert.ok(failures.length < 10, `a handful of lines, not one per request (${failures.length})`);
+    } finally {
+      await app.close();
+      await postgres.destroy();
+    }
+  });
+});
