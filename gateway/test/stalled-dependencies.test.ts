@@ -171,13 +171,13 @@ describe('logs during an outage', () => {
       for (let index = 0; index < outage; index += 1) {
         assert.equal((await app.inject({ method: 'GET', url: `/products/${(index % 3) + 1}` })).statusCode, 503);
       }
-      await eventually('a summary line', async () => lines.some((line) => typeof line.count === 'number'));
-      const failures = lines.filter((line) => String(line.msg).startsWith('request failed'));
-      const withStack = failures.filter((line) => typeof (line.err as { stack?: unknown } | undefined)?.stack === 'string');
+      const failures = () => lines.filter((line) => String(line.msg).startsWith('request failed'));
+      const summarised = () => failures().reduce((sum, line) => sum + (typeof line.count === 'number' ? line.count : 0), 0);
+      await eventually('the summaries count every failure but the first', async () => summarised() === outage - 1);
+      const withStack = failures().filter((line) => typeof (line.err as { stack?: unknown } | undefined)?.stack === 'string');
       assert.equal(withStack.length, 1, `one stack for ${outage} failures of one kind, got ${withStack.length}`);
-      const summaries = failures.filter((line) => typeof line.count === 'number');
-      assert.equal(summaries.reduce((sum, line) => sum + (line.count as number), 0), outage - 1, 'the summaries count every other failure');
-      assert.ok(failures.length < 10, `a handful of lines, not one per request (${failures.length})`);
+      // One line per summary interval the outage lasted (more on a slow machine), never one per request.
+      assert.ok(failures().length < outage / 5, `a handful of lines, not one per request (${failures().length})`);
     } finally {
       await app.close();
       await postgres.destroy();
