@@ -3,12 +3,12 @@
 // Benchmarks are never part of `npm test`.
 import { spawnSync } from 'node:child_process';
 
-const BENCHES = { loader: 'loader-job', gateway: 'gateway' };
+const BENCHES = { loader: ['loader-job', 'bench'], gateway: ['gateway', 'bench'], chaos: ['gateway', 'bench:chaos'] };
 const [name, ...args] = process.argv.slice(2);
-const workspace = BENCHES[name];
+const [workspace, script] = BENCHES[name] ?? [];
 if (!workspace) {
   console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> [args]`);
   process.exit(2);
 }
-const result = spawnSync('npm', ['run', 'bench', '-w', workspace, '--', ...args], { stdio: 'inherit' });
+const result = spawnSync('npm', ['run', script, '-w', workspace, '--', ...args], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

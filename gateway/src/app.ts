@@ -14,6 +14,7 @@ import { formatValidationError, installErrorHandler } from './http/error-handler
 import { answerClientError } from './http/client-errors.js';
 import { installUtf8JsonParser } from './http/json-body.js';
 import { installMethodNotAllowed } from './http/method-not-allowed.js';
+import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
@@ -36,6 +37,8 @@ declare module 'fastify' {
 
 export interface AppDependencies {
   logger?: Logger;
+  /** How often repeated request failures are summarised in the log (tests shorten it). */
+  failureSummaryMs?: number;
 }
 
 /** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
@@ -48,12 +51,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     poolMax: config.DB_POOL_MAX,
     acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
     statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    maxQueue: config.DB_QUEUE_MAX,
+    maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
+    onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
     logger,
   });
   observePool(metrics, db.pool);
   const repositories = createRepositories(db);
   const pager = new ProductPager(repositories.products);
-  const { cache, connections } = createCache(config, metrics, logger);
+  const { cache, connections, breaker } = createCache(config, metrics, logger);
   // Ids added or removed anywhere (this replica or another) move every position after them.
   cache.onInvalidate((tags) => {
     if (tags.includes(PRODUCT_LIST_TAG)) pager.reset();
@@ -100,7 +106,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installValidators(app);
   installUtf8JsonParser(app);
   installConnectionDraining(app, lifecycle);
-  installErrorHandler(app);
+  const failures = new FailureLog(logger, deps.failureSummaryMs);
+  installErrorHandler(app, failures);
   installMethodNotAllowed(app);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
@@ -116,6 +123,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     await apollo.stop();
     await db.close();
     await cache.settled();
+    cache.stop();
+    failures.stop();
+    breaker?.shutdown();
     // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
     await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   });

@@ -1,4 +1,6 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -23,7 +25,22 @@ export interface PostgresServer {
   createDatabase(prefix?: string): Promise<string>;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stalls the whole server (postmaster and every backend) with SIGSTOP: alive, but silent. */
+  freeze(): Promise<void>;
+  /** Resumes a frozen server (SIGCONT). */
+  thaw(): Promise<void>;
   destroy(): Promise<void>;
+}
+
+/** The postmaster's pid (first line of postmaster.pid) and every process below it. */
+async function serverProcesses(dataDir: string): Promise<number[]> {
+  const postmaster = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+  return [postmaster, ...stdout.split('\n').filter(Boolean).map(Number)];
+}
+
+async function signalServer(dataDir: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
+  for (const pid of await serverProcesses(dataDir)) process.kill(pid, signal);
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
@@ -67,6 +84,8 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     stop: () => server.stop(),
     start: () => withLogs('restart', () => server.start()),
+    freeze: () => signalServer(join(dir, 'data'), 'SIGSTOP'),
+    thaw: () => signalServer(join(dir, 'data'), 'SIGCONT'),
     async destroy() {
       await server.stop();
       await rm(dir, { recursive: true, force: true });

@@ -8,6 +8,10 @@ export interface RedisServer {
   readonly url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stalls the server with SIGSTOP: connections stay open, nothing answers. */
+  freeze(): void;
+  /** Resumes a frozen server (SIGCONT). */
+  thaw(): void;
 }
 
 const REDIS_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
@@ -46,5 +50,7 @@ export async function startRedis(): Promise<RedisServer> {
       await exited;
     },
     start,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
   };
 }

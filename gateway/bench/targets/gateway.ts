@@ -12,13 +12,17 @@ export interface GatewaySettings {
   logDir: string;
   /** Directory for a V8 CPU profile written when the gateway exits, if wanted. */
   cpuProfileDir?: string;
+  /** Name of the process (and its log file), when several run. */
+  name?: string;
+  /** Extra gateway settings (env vars). */
+  env?: Record<string, string>;
 }
 
 /** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
-export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir, cpuProfileDir }: GatewaySettings): Promise<ServerProcess> {
+export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir, cpuProfileDir, name = 'gateway', env = {} }: GatewaySettings): Promise<ServerProcess> {
   const port = await freePort();
   return startServerProcess({
-    name: 'gateway',
+    name,
     command: process.execPath,
     args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), '--import', 'tsx', 'gateway/src/cli.ts'],
     cwd: REPO_ROOT,
@@ -30,9 +34,10 @@ export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir, cp
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: logLevel,
+      ...env,
     },
     port,
-    logFile: join(logDir, 'gateway.log'),
+    logFile: join(logDir, `${name}.log`),
     isReady: (baseUrl) => answersOk(`${baseUrl}/readyz`),
     startupTimeoutMs: 60_000,
   });

@@ -20,6 +20,12 @@ export const redisResponseKey = (key: string): string =>
 
 export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 
+/** The invalidation generation at which a tag was last invalidated. */
+export const redisTagVersionKey = (tag: string): string => `catalog:tagver:${tag}`;
+
+/** Counts every invalidation ever made through Redis; replicas compare it with what they heard. */
+export const REDIS_GENERATION_KEY = 'catalog:generation';
+
 /** Every response and tag key, for a sweep after a new catalog is swapped in. */
 export const REDIS_KEY_PATTERNS = ['catalog:response:*', 'catalog:tag:*'] as const;
 

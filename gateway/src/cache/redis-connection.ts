@@ -6,11 +6,11 @@ import type { Logger } from 'pino';
  * is disconnected (no offline queue, no retries) or after a short timeout, and it keeps
  * reconnecting in the background. Connection changes are logged once per transition.
  */
-export function connectRedis(url: string, logger: Logger, role: string): Redis {
+export function connectRedis(url: string, commandTimeoutMs: number, logger: Logger, role: string): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 500,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: 1_000,
     autoResubscribe: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),

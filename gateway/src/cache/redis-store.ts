@@ -1,50 +1,95 @@
 import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
-import { INVALIDATION_CHANNEL, REDIS_KEY_PATTERNS, redisResponseKey, redisSweepKey, redisTagKey } from './keys.js';
+import type { RedisBreaker } from './redis-breaker.js';
+import {
+  INVALIDATION_CHANNEL,
+  REDIS_GENERATION_KEY,
+  REDIS_KEY_PATTERNS,
+  redisResponseKey,
+  redisSweepKey,
+  redisTagKey,
+  redisTagVersionKey,
+} from './keys.js';
 
-// Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..]), all expiring together;
-// one command instead of two per tag.
+// Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..n+1]), all expiring together,
+// unless one of its tags was invalidated (version in KEYS[n+2..2n+1]) after the generation at which
+// the response was read (ARGV[3]): that response may predate the write, and storing it would
+// serve stale data to every replica until the TTL. Returns 1 when stored, 0 when refused.
 const STORE_TAGGED = `
+local tags = tonumber(ARGV[4])
+for i = 2 + tags, 1 + 2 * tags do
+  local version = redis.call('GET', KEYS[i])
+  if version and tonumber(version) > tonumber(ARGV[3]) then return 0 end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-for i = 2, #KEYS do
+for i = 2, 1 + tags do
   redis.call('SADD', KEYS[i], KEYS[1])
   redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
-return #KEYS`;
+return 1`;
 
-// Deletes every response listed in the given tag sets, then the sets, atomically.
+// One invalidation, atomically: a new generation (KEYS[1]); every response listed in the tag sets
+// (KEYS[2..n+1]) deleted with the sets; each tag's version (KEYS[n+2..2n+1]) set to the generation;
+// and the message {generation, tags} published on ARGV[1]. Returns the generation.
 const EVICT_TAGGED = `
-local removed = 0
-for _, tag in ipairs(KEYS) do
-  for _, key in ipairs(redis.call('SMEMBERS', tag)) do removed = removed + redis.call('DEL', key) end
-  redis.call('DEL', tag)
+local tags = tonumber(ARGV[3])
+local generation = redis.call('INCR', KEYS[1])
+for i = 2, 1 + tags do
+  for _, key in ipairs(redis.call('SMEMBERS', KEYS[i])) do redis.call('DEL', key) end
+  redis.call('DEL', KEYS[i])
+  redis.call('SET', KEYS[i + tags], generation, 'PX', ARGV[4])
 end
-return removed`;
+redis.call('PUBLISH', ARGV[1], '{"generation":' .. generation .. ',"tags":' .. ARGV[2] .. '}')
+return generation`;
+
+/** An invalidation as published: its generation and the tags it evicted. */
+export interface InvalidationMessage {
+  generation: number;
+  tags: string[];
+}
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     storeTagged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
-    evictTagged(numberOfKeys: number, ...keys: string[]): Result<number, Context>;
+    evictTagged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
   }
 }
 
-/** The shared response cache every replica reads and every write evicts from. */
+/**
+ * The shared response cache every replica reads and every write evicts from. Every call goes
+ * through the circuit breaker, so a sick Redis is skipped instead of waited for.
+ */
 export class RedisStore {
-  constructor(private readonly redis: Redis) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly breaker: RedisBreaker,
+  ) {
     // Sent as EVALSHA (the script body only once per connection).
     redis.defineCommand('storeTagged', { lua: STORE_TAGGED });
     redis.defineCommand('evictTagged', { lua: EVICT_TAGGED });
   }
 
   async get(key: string): Promise<CacheEntry | undefined> {
-    const text = await this.redis.get(redisResponseKey(key));
+    const text = await this.breaker.run(() => this.redis.get(redisResponseKey(key)));
     return text === null ? undefined : decodeEntry(text);
   }
 
-  async set(key: string, entry: CacheEntry): Promise<void> {
+  /**
+   * Stores a response read at invalidation generation `readGeneration`; refused (false) when one
+   * of its tags was invalidated since. A tag set lives as long as the newest response in it.
+   */
+  async set(key: string, entry: CacheEntry, readGeneration: number): Promise<boolean> {
     const ttlMs = Math.max(1, entry.expiresAt - Date.now());
-    // A tag set lives as long as the newest response in it.
-    await this.redis.storeTagged(1 + entry.tags.length, redisResponseKey(key), ...entry.tags.map(redisTagKey), encodeEntry(entry), ttlMs);
+    const keys = [redisResponseKey(key), ...entry.tags.map(redisTagKey), ...entry.tags.map(redisTagVersionKey)];
+    const stored = await this.breaker.run(() =>
+      this.redis.storeTagged(keys.length, ...keys, encodeEntry(entry), ttlMs, readGeneration, entry.tags.length),
+    );
+    return stored === 1;
+  }
+
+  /** The current invalidation generation (0 before the first invalidation). */
+  async generation(): Promise<number> {
+    return Number((await this.breaker.run(() => this.redis.get(REDIS_GENERATION_KEY))) ?? 0);
   }
 
   /**
@@ -60,9 +105,12 @@ export class RedisStore {
     }
   }
 
-  /** Evicts the tagged responses and tells every replica (their in-process copies) about it. */
-  async invalidate(tags: string[]): Promise<void> {
-    await this.redis.evictTagged(tags.length, ...tags.map(redisTagKey));
-    await this.redis.publish(INVALIDATION_CHANNEL, JSON.stringify(tags));
+  /**
+   * Evicts the tagged responses and tells every replica (their in-process copies) about it;
+   * returns the invalidation's generation. Tag versions outlive any response stored before them.
+   */
+  async invalidate(tags: string[], versionTtlMs: number): Promise<number> {
+    const keys = [REDIS_GENERATION_KEY, ...tags.map(redisTagKey), ...tags.map(redisTagVersionKey)];
+    return this.breaker.run(() => this.redis.evictTagged(keys.length, ...keys, INVALIDATION_CHANNEL, JSON.stringify(tags), tags.length, versionTtlMs));
   }
 }

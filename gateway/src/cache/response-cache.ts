@@ -4,7 +4,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { CacheEntry } from './entry.js';
 import { INVALIDATION_CHANNEL } from './keys.js';
 import type { MemoryEntry, MemoryStore } from './memory-store.js';
-import type { RedisStore } from './redis-store.js';
+import { isCircuitOpen } from './redis-breaker.js';
+import type { InvalidationMessage, RedisStore } from './redis-store.js';
 import { PRODUCT_LIST_TAG } from './tags.js';
 
 export interface ServedResponse {
@@ -31,6 +32,12 @@ export interface ResponseCacheOptions {
 
 type InvalidationListener = (tags: readonly string[]) => void;
 
+/** How often a replica compares Redis's invalidation generation with the ones it heard. */
+const GENERATION_CHECK_MS = 1_000;
+/** First and longest wait before retrying an invalidation Redis did not take. */
+const RETRY_FIRST_MS = 100;
+const RETRY_LONGEST_MS = 2_000;
+
 // Lookup label sets made once: the hot path allocates nothing for its metrics.
 const LOOKUP_LABELS = {
   memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
@@ -42,6 +49,12 @@ const LOOKUP_LABELS = {
  * on one key share one computation. Writes evict by tag in Redis and announce the tags on a
  * pub/sub channel so every replica drops its in-process copies too. Redis failures only cost
  * cache hits: they are counted and logged, never passed to clients.
+ *
+ * Invalidations are never lost: one Redis did not take is retried until it does, and every
+ * invalidation carries a generation, so a replica that missed one (a gap in the messages, or
+ * Redis's generation ahead of what it heard for a whole check interval) clears its in-process
+ * copies. A response is stored in Redis only if none of its tags was invalidated after the
+ * generation at which it was read, so a slow replica cannot put back what another evicted.
  */
 export class ResponseCache {
   private readonly inflight = new Map<string, Promise<ServedResponse>>();
@@ -50,6 +63,16 @@ export class ResponseCache {
   /** Bumped by every invalidation, so a computation that raced one is not stored. */
   private epoch = 0;
   private subscriberWasDown = false;
+  /** Highest invalidation generation this replica has heard of (messages, or Redis when it started). */
+  private generation = 0;
+  private generationSynced = false;
+  /** A Redis generation seen ahead of `generation` at the last check, not heard of yet. */
+  private unheardGeneration = 0;
+  private readonly generationTimer?: NodeJS.Timeout;
+  /** Tags whose invalidation Redis has not taken yet, and the retry waiting to deliver them. */
+  private readonly undelivered = new Set<string>();
+  private retryTimer?: NodeJS.Timeout;
+  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(private readonly options: ResponseCacheOptions) {
     const subscriber = options.redis?.subscriber;
@@ -65,11 +88,14 @@ export class ResponseCache {
     });
     subscriber.on('message', (_channel, message) => {
       try {
-        this.applyInvalidation(JSON.parse(message) as string[], false);
+        this.heard(JSON.parse(message) as InvalidationMessage);
       } catch (error) {
         options.logger.warn({ err: error, message }, 'ignoring malformed invalidation message');
       }
     });
+    void this.checkGeneration();
+    this.generationTimer = setInterval(() => void this.checkGeneration(), GENERATION_CHECK_MS);
+    this.generationTimer.unref();
   }
 
   get enabled(): boolean {
@@ -104,14 +130,70 @@ export class ResponseCache {
 
   async invalidate(tags: string[]): Promise<void> {
     this.applyInvalidation(tags, false);
-    const redis = this.options.redis;
-    if (!redis) return;
+    if (!this.options.redis) return;
+    await this.deliver(tags);
+  }
+
+  /** Evicts in Redis and tells the other replicas; what Redis does not take is retried until it does. */
+  private async deliver(tags: string[]): Promise<void> {
     try {
-      await redis.store.invalidate(tags);
+      await this.options.redis!.store.invalidate(tags, this.options.ttlSeconds * 2_000);
     } catch (error) {
-      // The write itself succeeded; other replicas converge when the TTL runs out.
       this.redisFailed('invalidate', error);
+      for (const tag of tags) this.undelivered.add(tag);
+      this.scheduleRetry();
     }
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      const tags = [...this.undelivered];
+      this.undelivered.clear();
+      this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_LONGEST_MS);
+      void this.deliver(tags).then(() => {
+        if (this.undelivered.size === 0) {
+          this.retryDelayMs = RETRY_FIRST_MS;
+          this.options.logger.info({ tags: tags.length }, 'delivered invalidations Redis had not taken');
+        }
+      });
+    }, this.retryDelayMs);
+  }
+
+  /** An invalidation published by any replica (this one included). */
+  private heard({ generation, tags }: InvalidationMessage): void {
+    // A gap means an invalidation this replica never heard of: its tags are unknown, drop everything.
+    const missed = this.generationSynced && generation > this.generation + 1;
+    if (missed) this.options.logger.warn({ heard: generation, expected: this.generation + 1 }, 'missed an invalidation: clearing the in-process cache');
+    this.applyInvalidation(missed ? [PRODUCT_LIST_TAG] : tags, missed);
+    this.generation = Math.max(this.generation, generation);
+  }
+
+  /**
+   * Compares Redis's generation with the ones heard. Ahead for one check is normal (a message on
+   * its way); still ahead at the next check, the message was lost: drop everything.
+   */
+  private async checkGeneration(): Promise<void> {
+    let current: number;
+    try {
+      current = await this.options.redis!.store.generation();
+    } catch (error) {
+      this.redisFailed('generation', error);
+      return;
+    }
+    if (!this.generationSynced) {
+      // Nothing cached yet predates what Redis knows.
+      this.generation = Math.max(this.generation, current);
+      this.generationSynced = true;
+      return;
+    }
+    if (this.unheardGeneration > this.generation) {
+      this.options.logger.warn({ heard: this.generation, redis: current }, 'invalidations were not heard: clearing the in-process cache');
+      this.applyInvalidation([PRODUCT_LIST_TAG], true);
+      this.generation = Math.max(this.generation, this.unheardGeneration);
+    }
+    this.unheardGeneration = current > this.generation ? current : 0;
   }
 
   /**
@@ -149,6 +231,7 @@ export class ResponseCache {
 
   private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
     const epoch = this.epoch;
+    const readGeneration = this.generation;
     const response = await compute();
     if (response.cacheable && response.status === 200 && epoch === this.epoch) {
       const entry: CacheEntry = {
@@ -158,7 +241,7 @@ export class ResponseCache {
         expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
       };
       this.options.memory.set(key, entry);
-      this.storeShared(key, entry);
+      this.storeShared(key, entry, readGeneration);
     }
     return { status: response.status, body: response.body, meta: response.meta, headers: response.headers };
   }
@@ -167,11 +250,12 @@ export class ResponseCache {
    * Writes to Redis in the background: the client has its answer already, and cold traffic may
    * never read the entry back. Failures are counted like every other Redis failure.
    */
-  private storeShared(key: string, entry: CacheEntry): void {
+  private storeShared(key: string, entry: CacheEntry, readGeneration: number): void {
     const store = this.options.redis?.store;
     if (!store) return;
     const write = store
-      .set(key, entry)
+      .set(key, entry, readGeneration)
+      .then(() => undefined)
       .catch((error) => this.redisFailed('set', error))
       .finally(() => this.pendingWrites.delete(write));
     this.pendingWrites.add(write);
@@ -182,6 +266,15 @@ export class ResponseCache {
     await Promise.all(this.pendingWrites);
   }
 
+  /** Stops the background checks and retries (on shutdown); says what could not be delivered. */
+  stop(): void {
+    clearInterval(this.generationTimer);
+    clearTimeout(this.retryTimer);
+    if (this.undelivered.size > 0) {
+      this.options.logger.error({ tags: [...this.undelivered] }, 'shutting down with invalidations Redis never took: other replicas keep these until their TTL');
+    }
+  }
+
   private applyInvalidation(tags: readonly string[], everything: boolean): void {
     this.epoch += 1;
     if (everything) this.options.memory.clear();
@@ -190,6 +283,9 @@ export class ResponseCache {
   }
 
   private redisFailed(operation: string, error: unknown): void {
+    // Reads and stores the open circuit refused never reached Redis: counted as rejections. An
+    // invalidation it refused is still a failure to deliver (and will be retried).
+    if (isCircuitOpen(error) && operation !== 'invalidate') return;
     this.options.metrics.cacheErrors.inc({ backend: 'redis', operation });
     this.options.logger.debug({ err: error, operation }, 'redis cache operation failed');
   }

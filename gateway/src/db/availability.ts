@@ -30,6 +30,10 @@ export function toAvailabilityError(error: unknown, acquireTimeoutMs: number): u
     const reason = code === '57014' ? 'database statement timed out' : 'database unavailable';
     return new ServiceUnavailableError(reason, code === '57014' ? 1 : 2, { cause: error });
   }
+  // node-postgres' own client-side timeout: the server is alive (TCP open) but answers nothing, e.g. stalled.
+  if (/Query read timeout/i.test(error.message)) {
+    return new ServiceUnavailableError('database did not answer in time', 2, { cause: error });
+  }
   if (/Connection terminated|connection ended|Client has encountered a connection error/i.test(error.message)) {
     return new ServiceUnavailableError('database unavailable', 2, { cause: error });
   }

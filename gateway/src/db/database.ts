@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { AdmissionGate } from './admission.js';
 import { toAvailabilityError } from './availability.js';
 
 export interface DatabaseOptions {
@@ -9,6 +10,10 @@ export interface DatabaseOptions {
   poolMax: number;
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
+  /** Statements that may wait for a connection, and the longest expected wait admitted. */
+  maxQueue: number;
+  maxQueueWaitMs: number;
+  onAdmissionReject: (reason: 'queue full' | 'wait too long') => void;
   logger: Logger;
 }
 
@@ -43,8 +48,15 @@ const typeOverrides = {
 export class Database {
   readonly pool: pg.Pool;
   readonly statements = new EventEmitter<{ statement: [text: string] }>();
+  private readonly admission: AdmissionGate;
 
   constructor(private readonly options: DatabaseOptions) {
+    this.admission = new AdmissionGate({
+      concurrency: options.poolMax,
+      maxQueue: options.maxQueue,
+      maxWaitMs: options.maxQueueWaitMs,
+      onReject: options.onAdmissionReject,
+    });
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolMax,
@@ -69,7 +81,7 @@ export class Database {
     try {
       // Named, so each connection parses and plans a statement once and reuses the plan
       // (Postgres re-resolves the names if the catalog schema is swapped underneath).
-      const result = await this.pool.query({ name: statementName(text), text, values: values as unknown[] });
+      const result = await this.admission.run(() => this.pool.query({ name: statementName(text), text, values: values as unknown[] }));
       return result.rows as Row[];
     } catch (error) {
       throw toAvailabilityError(error, this.options.acquireTimeoutMs);

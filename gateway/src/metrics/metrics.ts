@@ -57,6 +57,22 @@ export function createMetrics() {
       buckets: DURATION_BUCKETS,
       registers,
     }),
+    dbAdmissionRejections: new Counter({
+      name: 'catalog_db_admission_rejections_total',
+      help: 'Statements refused at once (503) because the database queue was full or its expected wait too long',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    redisCircuitState: new Gauge({
+      name: 'catalog_redis_circuit_state',
+      help: 'Circuit breaker in front of Redis: 0 closed (in use), 1 open (skipped), 2 half-open (probing)',
+      registers,
+    }),
+    redisCircuitRejections: new Counter({
+      name: 'catalog_redis_circuit_rejections_total',
+      help: 'Redis cache calls skipped because the circuit was open',
+      registers,
+    }),
     cacheErrors: new Counter({
       name: 'catalog_cache_errors_total',
       help: 'Response cache operations that failed (Redis down or slow) and were served without the cache',

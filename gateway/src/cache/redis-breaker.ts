@@ -1,0 +1,49 @@
+import CircuitBreaker from 'opossum';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics.js';
+
+/** Gauge values of catalog_redis_circuit_state. */
+const STATE = { closed: 0, open: 1, halfOpen: 2 } as const;
+
+/** Whether an error is the breaker refusing a call (Redis was not asked at all). */
+export const isCircuitOpen = (error: unknown): boolean => (error as { code?: unknown })?.code === 'EOPENBREAKER';
+
+/**
+ * Every Redis call of the response cache goes through one circuit breaker (opossum). Each call
+ * is bounded by the connection's command timeout; once half of the recent calls (at least 5)
+ * failed, the circuit opens and calls fail at once, so a stalled Redis costs requests nothing:
+ * they are served from the in-process cache and Postgres. After `resetMs` one call probes
+ * Redis (half-open): success closes the circuit, failure opens it again.
+ */
+export class RedisBreaker {
+  private readonly breaker: CircuitBreaker<[() => Promise<unknown>], unknown>;
+
+  constructor(metrics: Metrics, logger: Logger, resetMs = 1_000) {
+    this.breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
+      timeout: false, // the Redis connection's commandTimeout bounds each call
+      errorThresholdPercentage: 50,
+      volumeThreshold: 5,
+      rollingCountTimeout: 10_000,
+      resetTimeout: resetMs,
+    });
+    metrics.redisCircuitState.set(STATE.closed);
+    this.breaker.on('open', () => {
+      metrics.redisCircuitState.set(STATE.open);
+      logger.warn('redis circuit open: serving without Redis, probing it every second');
+    });
+    this.breaker.on('halfOpen', () => metrics.redisCircuitState.set(STATE.halfOpen));
+    this.breaker.on('close', () => {
+      metrics.redisCircuitState.set(STATE.closed);
+      logger.info('redis circuit closed: Redis answers again');
+    });
+    this.breaker.on('reject', () => metrics.redisCircuitRejections.inc());
+  }
+
+  run<T>(call: () => Promise<T>): Promise<T> {
+    return this.breaker.fire(call) as Promise<T>;
+  }
+
+  shutdown(): void {
+    this.breaker.shutdown();
+  }
+}
