@@ -33,8 +33,10 @@ describe('bad input gets a 4xx JSON error naming the problem, never a 500', () =
     }
   });
 
-  it('rejects ids too big for a JSON number but within the id pattern', async () => {
-    await expectClientError({ method: 'GET', url: '/products/9999999999999999' }, 400, /product_id must be a positive integer up to 9007199254740991/);
+  it('rejects ids beyond the documented pattern: 16 digits could exceed an exact JSON number', async () => {
+    await expectClientError({ method: 'GET', url: '/products/9999999999999999' }, 400, /product_id must match pattern "\^\[1-9\]\[0-9\]\{0,14\}\$"/);
+    const query = JSON.stringify({ query: '{ product(id: "9999999999999999") { id } }' });
+    await expectClientError({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: query }, 400, /id must be a positive integer of at most 15 digits/);
   });
 
   it('rejects malformed, mistyped and oversized write bodies', async () => {
@@ -88,7 +90,9 @@ describe('bad input gets a 4xx JSON error naming the problem, never a 500', () =
 
   it('answers unknown routes with 404 JSON', async () => {
     await expectClientError({ method: 'GET', url: '/nope' }, 404, /no route GET \/nope/);
-    await expectClientError({ method: 'PATCH', url: '/products/1' }, 404, /no route PATCH/);
+    await expectClientError({ method: 'PATCH', url: '/nope' }, 404, /no route PATCH/);
+    // A known path with another method is a 405 naming the allowed ones (http-contract.test.ts).
+    await expectClientError({ method: 'PATCH', url: '/products/1' }, 405, /PATCH is not allowed on \/products\/1: use DELETE, GET, HEAD, PUT/);
   });
 
   it('counted none of the above as a server error', async () => {

@@ -50,7 +50,7 @@ program
   .option('--rejects <file>', 'write rejected records here (NDJSON); default: beside the report, else <data>/rejects.ndjson')
   .option('--database-url <url>', 'Postgres URL (default: $DATABASE_URL)')
   .option('--max-reject-ratio <ratio>', 'refuse the swap when a file rejects more than this share of its records', ratio, DEFAULT_MAX_REJECT_RATIO)
-  .option('--allow-shrink', 'swap even when a table ends up >10% smaller than in the served catalog', false)
+  .option('--allow-shrink', 'swap even when the products shrink >10% (other tables >25%) against the served catalog', false)
   .action(async (options: { data: string; report?: string; rejects?: string; databaseUrl?: string; maxRejectRatio: number; allowShrink: boolean }) => {
     const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
     if (!databaseUrl) return program.error('no database: pass --database-url or set DATABASE_URL');

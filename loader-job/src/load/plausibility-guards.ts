@@ -9,8 +9,13 @@ import type { FileLoadReport } from './load-report.js';
  * products rejects ~50% of its features and styles as orphans.
  */
 export const DEFAULT_MAX_REJECT_RATIO = 0.05;
-/** A table may not lose more than this share of the rows the served catalog has (`--allow-shrink` overrides). */
-export const MAX_SHRINK = 0.1;
+/**
+ * Share of the served catalog's rows a new catalog may lose (`--allow-shrink` overrides): 10% of
+ * the products, 25% of any other table (child tables vary more between exports of similar size;
+ * a child file cut in half still stands out).
+ */
+const MAX_SHRINK: Record<string, number> = { products: 0.1 };
+const MAX_CHILD_SHRINK = 0.25;
 
 export interface GuardOptions {
   /** Most records of one file that may be rejected, as a share of the records read (0–1). */
@@ -51,7 +56,7 @@ export function rejectRatioTrips(files: readonly FileLoadReport[], limit = DEFAU
 }
 
 /**
- * Tables that would lose more than MAX_SHRINK of the served catalog's rows. Row counts of the
+ * Tables that would lose more than their MAX_SHRINK of the served catalog's rows. Row counts of the
  * served catalog come from the planner statistics its own load left (exact counts when it has
  * none), so the check costs no scan of millions of rows.
  */
@@ -61,9 +66,8 @@ export async function shrinkTrips(client: pg.ClientBase, files: readonly FileLoa
     const before = served.get(file.table) ?? 0;
     if (before === 0) return [];
     const ratio = file.records.loaded / before;
-    return ratio < 1 - MAX_SHRINK
-      ? [{ guard: 'shrink', file: file.file, table: file.table, loaded: file.records.loaded, served: before, ratio, limit: 1 - MAX_SHRINK } as const]
-      : [];
+    const limit = 1 - (MAX_SHRINK[file.table] ?? MAX_CHILD_SHRINK);
+    return ratio < limit ? [{ guard: 'shrink', file: file.file, table: file.table, loaded: file.records.loaded, served: before, ratio, limit } as const] : [];
   });
 }
 
