@@ -10,14 +10,10 @@ import { CHART_DIR, findManifest, Helm, parseManifests, REPO_ROOT, VALUE_SETS, t
 import { runOk } from './support/run.js';
 import { kubeconform, prepareOfflineSchemas } from './support/schemas.js';
 import { requireTool } from './support/tools.js';
+import { chartSettings } from '../../scripts/config-contract.js';
 
-/** Every gateway env var of the gateway contract that the chart sets from gateway.config. */
-const CONFIG_ENV_VARS = [
-  'HOST', 'PORT', 'LOG_LEVEL', 'CACHE_TTL_SECONDS', 'CACHE_MAX_ENTRIES', 'CACHE_MAX_BYTES', 'DB_POOL_MAX',
-  'DB_POOL_ACQUIRE_TIMEOUT_MS', 'DB_STATEMENT_TIMEOUT_MS', 'GRAPHQL_MAX_DEPTH',
-  'GRAPHQL_MAX_COMPLEXITY', 'GRAPHQL_INTROSPECTION', 'DB_QUEUE_MAX', 'DB_QUEUE_MAX_WAIT_MS', 'REDIS_COMMAND_TIMEOUT_MS',
-  'BODY_LIMIT_BYTES', 'SHUTDOWN_GRACE_MS',
-];
+/** Every gateway env var the chart sets from gateway.config (from the one contract definition). */
+const CONFIG_ENV_VARS = chartSettings().map(({ env }) => env);
 
 const helm = new Helm();
 const scratch = mkdtempSync(join(tmpdir(), 'catalog-chart-render-'));

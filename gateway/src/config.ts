@@ -3,7 +3,8 @@ import { z } from 'zod';
 const integer = (min: number, max: number, fallback: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
-const configSchema = z.object({
+/** The gateway's settings: one env var each, validated once at start-up. */
+export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -26,6 +27,45 @@ const configSchema = z.object({
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
   EMBEDDED_DATA_DIR: z.string().min(1).optional(),
 });
+
+/**
+ * What each variable means: the README tables and the chart's `gateway.config` values and schema
+ * are generated from this and the schema above (`npm run config-docs`), never written by hand.
+ */
+export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
+  DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (with `--embedded`: private Postgres under `.data/`)' },
+  REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
+  HOST: { description: 'listen address' },
+  PORT: { description: 'listen port' },
+  LOG_LEVEL: { description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
+  WRITE_TOKEN: {
+    description: 'bearer token for `POST/PUT/DELETE /products` and GraphQL mutations (≥ 8 characters)',
+    defaultText: '– (writes always 401)',
+  },
+  CACHE_TTL_SECONDS: {
+    description:
+      'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica; the TTL only bounds staleness after edits made in the database directly',
+  },
+  CACHE_MAX_ENTRIES: { description: 'most entries in the in-process LRU (in front of Redis, or alone without it)' },
+  CACHE_MAX_BYTES: { description: 'most bytes in the in-process LRU (128 MiB); an entry larger than this is served but not cached' },
+  REDIS_COMMAND_TIMEOUT_MS: {
+    description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',
+  },
+  DB_POOL_MAX: { description: 'Postgres pool size (per process; each also holds one connection listening for catalog swaps)' },
+  DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
+  DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
+  DB_QUEUE_MAX_WAIT_MS: { description: 'a statement whose expected wait for a connection is longer is refused at once with 503' },
+  DB_STATEMENT_TIMEOUT_MS: { description: 'per-statement timeout (`statement_timeout`; idle transactions get twice that)' },
+  GRAPHQL_MAX_DEPTH: { description: 'deepest GraphQL query accepted' },
+  GRAPHQL_MAX_COMPLEXITY: { description: 'highest GraphQL query cost accepted (introspection fields included)' },
+  GRAPHQL_INTROSPECTION: {
+    description: '`true`/`false`: answer introspection (`__schema`, `__type`); off, such queries are a 400',
+    defaultText: 'on, off when `NODE_ENV=production`',
+  },
+  BODY_LIMIT_BYTES: { description: 'largest request body (413 beyond)' },
+  SHUTDOWN_GRACE_MS: { description: 'on SIGTERM, how long in-flight requests may finish' },
+  EMBEDDED_DATA_DIR: { description: 'where `--embedded` keeps its Postgres and sample catalog', defaultText: '`.data/`' },
+};
 
 /** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */
 export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };
