@@ -51,8 +51,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
-{{/* Pod security context shared by every pod of the chart: non-root, RuntimeDefault seccomp. */}}
+{{/*
+Pod security context: the component's podSecurityContext when set (e.g. without uids on
+OpenShift, whose SCC assigns them), else the chart's: non-root with the image's uid, RuntimeDefault
+seccomp. Call with (dict "uid" N "values" .Values.<component>).
+*/}}
 {{- define "catalog-gateway.podSecurityContext" -}}
+{{- if .values.podSecurityContext }}
+{{- toYaml .values.podSecurityContext }}
+{{- else }}
 runAsNonRoot: true
 runAsUser: {{ .uid }}
 runAsGroup: {{ .uid }}
@@ -60,13 +67,47 @@ fsGroup: {{ .uid }}
 seccompProfile:
   type: RuntimeDefault
 {{- end }}
+{{- end }}
 
-{{/* Container security context shared by every container: read-only root, no capabilities. */}}
+{{/*
+Container security context: the component's securityContext when set, else the chart's:
+read-only root, no privilege escalation, no capabilities. Call with .Values.<component>.
+*/}}
 {{- define "catalog-gateway.containerSecurityContext" -}}
+{{- if .securityContext }}
+{{- toYaml .securityContext }}
+{{- else }}
 allowPrivilegeEscalation: false
 readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
+{{- end }}
+{{- end }}
+
+{{/*
+Where a pod may run, from a component's values: priorityClassName, nodeSelector, tolerations,
+affinity, topologySpreadConstraints (the same keys on every workload). Call with .Values.<component>.
+*/}}
+{{- define "catalog-gateway.scheduling" -}}
+{{- with .priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
 
 {{/* imagePullSecrets block for a pod spec. */}}
