@@ -7,7 +7,7 @@ import { httpRow } from './rows/http.js';
 import { k6Row } from './rows/k6.js';
 import { kubernetesRow } from './rows/kubernetes.js';
 import { processRow } from './rows/process.js';
-import { datasourceVariable, operationVariable, routeVariable } from './variables.js';
+import { datasourceVariable, namespaceVariable, operationVariable, routeVariable } from './variables.js';
 
 export const DASHBOARD_UID = 'catalog-gateway';
 
@@ -24,6 +24,7 @@ export function buildDashboard(): dashboard.Dashboard {
     .time({ from: 'now-30m', to: 'now' })
     .refresh('10s')
     .withVariable(datasourceVariable)
+    .withVariable(namespaceVariable)
     .withVariable(routeVariable)
     .withVariable(operationVariable);
   for (const row of ROWS) {

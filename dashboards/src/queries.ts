@@ -5,11 +5,16 @@
 export const GATEWAY_JOB = 'catalog-gateway';
 
 export const GATEWAY = `job="${GATEWAY_JOB}"`;
+/**
+ * The gateway as the dashboard shows it: narrowed to the namespaces picked in its `namespace`
+ * variable, so several releases scraped by one Prometheus stay apart. (Rules keep GATEWAY.)
+ */
+export const GATEWAY_IN_NAMESPACE = `${GATEWAY}, namespace=~"$namespace"`;
 /** Traffic the gateway serves: every route but the probe and scrape endpoints. */
 export const SERVED_ROUTES = `${GATEWAY}, route!~"/metrics|/healthz|/readyz"`;
 /** Served traffic narrowed to the routes picked in the dashboard's `route` variable. */
-export const SERVED_HTTP = `${SERVED_ROUTES}, route=~"$route"`;
-export const GRAPHQL_OPERATIONS = `${GATEWAY}, operation_name=~"$operation"`;
+export const SERVED_HTTP = `${SERVED_ROUTES}, namespace=~"$namespace", route=~"$route"`;
+export const GRAPHQL_OPERATIONS = `${GATEWAY_IN_NAMESPACE}, operation_name=~"$operation"`;
 
 export const RATE_WINDOW = '$__rate_interval';
 

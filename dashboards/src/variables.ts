@@ -5,15 +5,15 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DATASOURCE } from './panels.js';
-import { GATEWAY } from './queries.js';
+import { GATEWAY, GATEWAY_IN_NAMESPACE } from './queries.js';
 
 export const datasourceVariable = new DatasourceVariableBuilder('datasource')
   .label('Data source')
   .type('prometheus');
 
 /** A multi-select over one label of a gateway metric; "All" matches every value. */
-function labelVariable(name: string, label: string, metric: string, labelName: string) {
-  const query = `label_values(${metric}{${GATEWAY}}, ${labelName})`;
+function labelVariable(name: string, label: string, metric: string, labelName: string, selector = GATEWAY_IN_NAMESPACE) {
+  const query = `label_values(${metric}{${selector}}, ${labelName})`;
   return new QueryVariableBuilder(name)
     .label(label)
     .datasource(DATASOURCE)
@@ -26,6 +26,9 @@ function labelVariable(name: string, label: string, metric: string, labelName: s
     .allValue('.*')
     .current({ text: 'All', value: '$__all' });
 }
+
+/** Namespaces running the gateway: one Prometheus may scrape several releases. */
+export const namespaceVariable = labelVariable('namespace', 'Namespace', 'catalog_http_requests_total', 'namespace', GATEWAY);
 
 export const routeVariable = labelVariable('route', 'Route', 'catalog_http_requests_total', 'route');
 export const operationVariable = labelVariable(

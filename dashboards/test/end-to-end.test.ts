@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A panel query as Grafana sends it with every variable on "All". */
 function substitute(expr: string, rateInterval = RATE_INTERVAL): string {
-  return expr.replaceAll('$__rate_interval', rateInterval).replaceAll('$route', '.*').replaceAll('$operation', '.*');
+  return expr.replaceAll('$__rate_interval', rateInterval).replaceAll('$route', '.*').replaceAll('$operation', '.*').replaceAll('$namespace', '.*');
 }
 
 const hasFiniteValue = (series: PrometheusSample[]) =>
