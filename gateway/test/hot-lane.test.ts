@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { countStatements, createFixtureDatabase, startGateway } from './support/gateway.js';
+import { countStatements, createFixtureDatabase, startListeningGateway } from './support/gateway.js';
 
 // The hot lane sits in the HTTP server in front of Fastify, so it is tested over real sockets
 // (app.inject would go around it).
@@ -9,9 +9,7 @@ describe('hot lane: cached GETs answered in front of Fastify', () => {
   let app: FastifyInstance;
   let base: string;
   before(async () => {
-    app = await startGateway(await createFixtureDatabase());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    ({ app, base } = await startListeningGateway(await createFixtureDatabase()));
   });
   after(() => app.close());
 

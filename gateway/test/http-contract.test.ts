@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createFixtureDatabase, startGateway } from './support/gateway.js';
+import { createFixtureDatabase, startListeningGateway } from './support/gateway.js';
 
 /** Sends raw bytes to the listening gateway and returns the raw response (the connection is closed by either side). */
 function rawRequest(port: number, bytes: string): Promise<string> {
@@ -26,9 +26,9 @@ describe('the HTTP contract the OpenAPI document states', () => {
   let app: FastifyInstance;
   let port: number;
   before(async () => {
-    app = await startGateway(await createFixtureDatabase());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
+    let base: string;
+    ({ app, base } = await startListeningGateway(await createFixtureDatabase()));
+    port = Number(new URL(base).port);
   });
   after(() => app.close());
 

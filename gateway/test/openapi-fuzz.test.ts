@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { WRITE_TOKEN, createFixtureDatabase, startGateway } from './support/gateway.js';
+import { WRITE_TOKEN, createFixtureDatabase, startListeningGateway } from './support/gateway.js';
 
 /** Where .ci/install-python-tools.sh puts schemathesis. */
 const VENV = process.env.CATALOG_PYTHON_VENV ?? join(homedir(), '.cache/catalog-gateway/python');
@@ -36,9 +36,7 @@ describe('the served OpenAPI document holds under property-based fuzzing', { ski
   let app: FastifyInstance;
   let base: string;
   before(async () => {
-    app = await startGateway(await createFixtureDatabase());
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    ({ app, base } = await startListeningGateway(await createFixtureDatabase()));
   });
   after(() => app.close());
 

@@ -44,6 +44,16 @@ export async function startGateway(databaseUrl: string, env: Record<string, stri
   return app;
 }
 
+/**
+ * A gateway listening on a free loopback port, for what `inject` cannot show: the hot lane in
+ * front of Fastify, raw HTTP errors, outside clients. Returns the app and its base URL.
+ */
+export async function startListeningGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await startGateway(databaseUrl, env);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+}
+
 /** Counts the SQL statements the gateway sends while `work` runs. */
 export async function countStatements(app: FastifyInstance, work: () => Promise<unknown>): Promise<string[]> {
   const statements: string[] = [];
