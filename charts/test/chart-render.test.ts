@@ -193,7 +193,8 @@ describe('what the value sets render', () => {
     assert.deepEqual(pod.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim, { claimName: 'atelier-csv', readOnly: true });
     const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === 'data');
     assert.deepEqual([mount.readOnly, mount.subPath], [true, 'export']);
-    assert.deepEqual(pod.containers[0].args, ['load', '--data', '/work/data', '--report', '/work/report/load-report.json']);
+    assert.deepEqual(pod.containers[0].args.slice(0, 5), ['load', '--data', '/work/data', '--report', '/work/report/load-report.json']);
+    assert.equal(pod.containers[0].args[5], '--skip-if-source-unchanged', 'the default run policy passes the source fingerprint');
   });
 
   test('the loader is a post-install/post-upgrade hook that generates then loads by default', () => {

@@ -303,3 +303,9 @@ spec:
       targetPort: {{ .portName | default "http" }}
       protocol: TCP
 {{- end }}
+
+{{/* Fingerprint of the catalog source values (and runId): the loader reloads when it changes. */}}
+{{- define "catalog-gateway.loader.sourceFingerprint" -}}
+{{- $loader := .Values.loader }}
+{{- dict "source" $loader.source "generate" $loader.generate "pvc" $loader.pvc "runId" $loader.runId | toJson | sha256sum | trunc 16 }}
+{{- end }}

@@ -13,6 +13,7 @@ import { ConstraintBuilder } from './constraint-builder.js';
 import { createBuildSchema, dropLeftoverSchemas, prepareForService, swapIntoService, takeLoaderLock } from './schema-swap.js';
 import { backendPid, dropBuildSchema, terminateBackends } from './build-cleanup.js';
 import { LoadRefusedError, plausibilityTrips, type GuardOptions, type GuardTrip } from './plausibility-guards.js';
+import { recordFingerprint, servedFingerprint } from './source-fingerprint.js';
 
 export interface LoadCatalogOptions extends GuardOptions {
   readonly databaseUrl: string;
@@ -27,6 +28,12 @@ export interface LoadCatalogOptions extends GuardOptions {
   readonly progressBars?: boolean;
   /** Aborting (the CLI does on SIGTERM/SIGINT) ends the load's statements and drops its build schema. */
   readonly signal?: AbortSignal;
+  /**
+   * Fingerprint of the catalog source (the chart passes one of its source values): when the
+   * served catalog was loaded with the same one, nothing is loaded (outcome "unchanged"); else it
+   * is recorded with the new catalog.
+   */
+  readonly skipIfSourceUnchanged?: string;
 }
 
 /** The report's rejects file: beside the report, else in the data folder. */
@@ -66,6 +73,14 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     await takeLoaderLock(client);
     const leftoversDropped = await dropLeftoverSchemas(client);
     if (leftoversDropped.length > 0) logger.warn({ schemas: leftoversDropped }, 'dropped schemas left by an interrupted load');
+    const fingerprint = options.skipIfSourceUnchanged;
+    if (fingerprint !== undefined && (await servedFingerprint(client)) === fingerprint) {
+      await rejects.close();
+      const unchanged = loadReport({ outcome: 'unchanged', leftoversDropped, files: [], rejectsFile, startedAt, dataDir: options.dataDir });
+      await writeReport(options.reportFile, unchanged);
+      logger.info({ fingerprint }, 'catalog source unchanged: keeping the served catalog and the writes made since it was loaded');
+      return unchanged;
+    }
     options.signal?.throwIfAborted();
     buildSchema = await createBuildSchema(client);
     logger.info({ schema: buildSchema, dataDir: options.dataDir }, 'loading into a fresh schema');
@@ -76,31 +91,8 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     const copiedAt = performance.now();
     let indexedAt: number | undefined;
     await rejects.close();
-    const report = (outcome: LoadReport['outcome'], refusedBy?: readonly GuardTrip[]): LoadReport => {
-      const finishedAt = new Date();
-      return {
-        outcome,
-        ...(refusedBy && { refusedBy }),
-        leftoversDropped,
-        dataDir: resolve(options.dataDir),
-        schema: SERVING_SCHEMA,
-        rejectsFile,
-        startedAt: startedAt.toISOString(),
-        finishedAt: finishedAt.toISOString(),
-        seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
-        phases: {
-          copySeconds: files.reduce((sum, file) => sum + file.seconds, 0),
-          constraintsSeconds: indexedAt === undefined ? 0 : (indexedAt - copiedAt) / 1000,
-          swapSeconds: indexedAt === undefined ? 0 : (performance.now() - indexedAt) / 1000,
-        },
-        files,
-        totals: {
-          linesRead: files.reduce((sum, file) => sum + file.lines.read, 0),
-          recordsLoaded: files.reduce((sum, file) => sum + file.records.loaded, 0),
-          recordsRejected: files.reduce((sum, file) => sum + file.records.rejected, 0),
-        },
-      };
-    };
+    const report = (outcome: LoadReport['outcome'], refusedBy?: readonly GuardTrip[]) =>
+      loadReport({ outcome, refusedBy, leftoversDropped, files, rejectsFile, startedAt, dataDir: options.dataDir, copiedAt, indexedAt });
 
     refuseEmptyCatalog(files);
     const trips = await plausibilityTrips(client, files, options);
@@ -111,6 +103,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     }
     await constraints.finish();
     await prepareForService(client, buildSchema);
+    await recordFingerprint(client, buildSchema, fingerprint);
     indexedAt = performance.now();
     options.signal?.throwIfAborted();
     await swapIntoService(client, buildSchema, logger);
@@ -143,6 +136,45 @@ export class LoadInterruptedError extends Error {
   constructor(readonly reason: unknown) {
     super(`load interrupted (${String(reason)}): the served catalog is unchanged and the build schema was dropped`);
   }
+}
+
+interface ReportFacts {
+  outcome: LoadReport['outcome'];
+  refusedBy?: readonly GuardTrip[];
+  leftoversDropped: LoadReport['leftoversDropped'];
+  files: FileLoadReport[];
+  rejectsFile: string;
+  startedAt: Date;
+  dataDir: string;
+  /** performance.now() when the files were in, and when keys and indexes were done. */
+  copiedAt?: number;
+  indexedAt?: number;
+}
+
+function loadReport({ outcome, refusedBy, leftoversDropped, files, rejectsFile, startedAt, dataDir, copiedAt, indexedAt }: ReportFacts): LoadReport {
+  const finishedAt = new Date();
+  return {
+    outcome,
+    ...(refusedBy && { refusedBy }),
+    leftoversDropped,
+    dataDir: resolve(dataDir),
+    schema: SERVING_SCHEMA,
+    rejectsFile,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+    phases: {
+      copySeconds: files.reduce((sum, file) => sum + file.seconds, 0),
+      constraintsSeconds: indexedAt === undefined || copiedAt === undefined ? 0 : (indexedAt - copiedAt) / 1000,
+      swapSeconds: indexedAt === undefined ? 0 : (performance.now() - indexedAt) / 1000,
+    },
+    files,
+    totals: {
+      linesRead: files.reduce((sum, file) => sum + file.lines.read, 0),
+      recordsLoaded: files.reduce((sum, file) => sum + file.records.loaded, 0),
+      recordsRejected: files.reduce((sum, file) => sum + file.records.rejected, 0),
+    },
+  };
 }
 
 async function writeReport(reportFile: string | undefined, report: LoadReport): Promise<void> {

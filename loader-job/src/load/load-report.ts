@@ -18,8 +18,11 @@ export interface FileLoadReport {
 }
 
 export interface LoadReport {
-  /** swapped: the new catalog is served; refused: a plausibility guard stopped it, the old one is served. */
-  readonly outcome: 'swapped' | 'refused';
+  /**
+   * swapped: the new catalog is served; refused: a plausibility guard stopped it, the old one is
+   * served; unchanged: the served catalog came from the same source (--skip-if-source-unchanged).
+   */
+  readonly outcome: 'swapped' | 'refused' | 'unchanged';
   /** With outcome "refused": every guard that tripped, with its numbers. */
   readonly refusedBy?: readonly GuardTrip[];
   /** Schemas an earlier killed load left behind, dropped by this one before it started. */
