@@ -173,7 +173,7 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     assert.match(output, /TEST SUITE:\s+shop-catalog-gateway-smoke-test[\s\S]*Phase:\s+Succeeded/);
   });
 
-  step('helm upgrade with a new image tag rolls the gateway out and reloads the catalog', async () => {
+  step('helm upgrade with a new image tag rolls the gateway out and runs the loader hook again (its load is skipped: same source)', async () => {
     const password = await postgresPassword();
     const result = await helmDeploy('upgrade', { ...INSTALL_VALUES, gateway: { image: { tag: '1.0.1' } } });
     assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
