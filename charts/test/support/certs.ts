@@ -17,7 +17,7 @@ export interface ClusterCertificates {
   clients: Record<ClientName, KeyPair>;
 }
 
-export type ClientName = 'admin' | 'controller-manager' | 'scheduler' | 'kwok';
+export type ClientName = 'admin' | 'controller-manager' | 'scheduler' | 'kwok' | 'front-proxy';
 
 /** Identities the API server's RBAC knows: built-in users for the control plane components. */
 const CLIENT_SUBJECTS: Record<ClientName, string> = {
@@ -25,6 +25,8 @@ const CLIENT_SUBJECTS: Record<ClientName, string> = {
   'controller-manager': '/CN=system:kube-controller-manager',
   scheduler: '/CN=system:kube-scheduler',
   kwok: '/O=system:masters/CN=kwok',
+  // The API server's identity towards aggregated APIs (metrics-server), by its request headers.
+  'front-proxy': '/CN=front-proxy-client',
 };
 
 /** The first IP of the service range, which in-cluster clients reach the API server by. */

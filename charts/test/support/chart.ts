@@ -39,12 +39,18 @@ export interface Manifest {
   [field: string]: unknown;
 }
 
+/** Wraps a command line, e.g. to run it inside a network namespace. */
+export type CommandWrapper = (command: string, args: string[]) => [string, string[]];
+
 /** Helm with its config, cache and data kept in a private temp dir (nothing written to ~). */
 export class Helm {
   readonly home = mkdtempSync(join(tmpdir(), 'catalog-helm-'));
   readonly binary = requireTool('helm');
 
-  constructor(private readonly kubeconfig?: string) {}
+  constructor(
+    private readonly kubeconfig?: string,
+    private readonly wrap: CommandWrapper = (command, args) => [command, args],
+  ) {}
 
   private env(): NodeJS.ProcessEnv {
     return {
@@ -63,11 +69,11 @@ export class Helm {
   }
 
   run(args: string[]): Promise<RunResult> {
-    return run(this.binary, args, { env: this.env() });
+    return run(...this.wrap(this.binary, args), { env: this.env() });
   }
 
   ok(args: string[]): Promise<string> {
-    return runOk(this.binary, args, { env: this.env() });
+    return runOk(...this.wrap(this.binary, args), { env: this.env() });
   }
 
   /** `helm template` of the chart with the given values, as YAML text. */

@@ -21,6 +21,11 @@ const INSTALL_SCRIPT: Record<string, string> = {
   'kube-controller-manager': 'install-kubernetes.sh',
   'kube-scheduler': 'install-kubernetes.sh',
   kubectl: 'install-kubernetes.sh',
+  kubelet: 'install-kubelet.sh',
+  'kube-proxy': 'install-kubelet.sh',
+  'metrics-server': 'install-metrics-server.sh',
+  coredns: 'install-coredns.sh',
+  k6: 'install-k6.sh',
 };
 
 function isExecutable(path: string): boolean {
@@ -37,7 +42,9 @@ function isExecutable(path: string): boolean {
  * together (a system kubectl or Debian's etcd 3.4 may be anything), and Debian builds Prometheus
  * without Kubernetes discovery, which promtool then refuses in the chart's config.
  */
-const PINNED_ONLY = new Set(['promtool', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl']);
+const PINNED_ONLY = new Set([
+  'promtool', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kubelet', 'kube-proxy',
+]);
 
 function findExecutable(name: string): string | undefined {
   const toolsBin = join(TOOLS_DIR, 'bin');

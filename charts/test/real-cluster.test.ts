@@ -1,0 +1,424 @@
+// The chart on a real single-node cluster: real containers from the project's images (and local
+// stand-ins for the third-party ones), inside a network namespace this test creates. Every step
+// is asserted on running pods. Needs root; skipped with the reason elsewhere, failed under CI=true.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { CHART_DIR, Helm, NAMESPACE, RELEASE } from './support/chart.js';
+import { GroupProcess, waitFor } from './support/processes.js';
+import { IMAGES_BUILD_SCRIPT, missingPrerequisite } from './support/real-cluster/prerequisites.js';
+import { RealCluster } from './support/real-cluster/real-cluster.js';
+import { requireTool, TOOLS_DIR } from './support/tools.js';
+
+const missing = missingPrerequisite();
+if (missing && process.env.CI === 'true') throw new Error(`real-cluster test cannot run under CI: ${missing}`);
+
+const HELM_TIMEOUT = '300s';
+const K6_SCRIPT = fileURLToPath(new URL('support/real-cluster/service-load.js', import.meta.url));
+const name = (component: string) => `${RELEASE}-catalog-gateway-${component}`;
+
+/**
+ * Small enough for a shared 2-core machine: low CPU requests (the HPA target is a percentage of
+ * them, so a k6 run crosses it), a small generated catalog, short HPA windows. Grafana is off:
+ * no Grafana server can be built or installed here.
+ */
+const VALUES = {
+  gateway: {
+    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+    autoscaling: {
+      minReplicas: 2,
+      maxReplicas: 4,
+      targetCPUUtilizationPercentage: 50,
+      behavior: {
+        scaleUp: { stabilizationWindowSeconds: 0, policies: [{ type: 'Pods', value: 2, periodSeconds: 5 }] },
+        scaleDown: { stabilizationWindowSeconds: 15, policies: [{ type: 'Percent', value: 100, periodSeconds: 5 }] },
+      },
+    },
+    writeToken: 'real-cluster-write-token',
+  },
+  postgresql: { resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } } },
+  redis: { resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } } },
+  loader: {
+    generate: { products: 200, seed: 1 },
+    resources: { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+  },
+  prometheus: { scrapeInterval: '5s', resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '1Gi' } } },
+  kubeStateMetrics: { resources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { memory: '256Mi' } } },
+  grafana: { enabled: false },
+};
+
+let cluster: RealCluster;
+let helm: Helm;
+
+/** images.json: prebuilt (CATALOG_IMAGES_DIR) or built now by scripts/images/build-all.sh. */
+function imagesManifest(): string {
+  const prebuilt = process.env.CATALOG_IMAGES_DIR;
+  if (prebuilt) return join(prebuilt, 'images.json');
+  const out = join(TOOLS_DIR, '..', 'images', 'real-cluster');
+  execFileSync('bash', [IMAGES_BUILD_SCRIPT, '--out', out], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const manifest = join(out, 'images.json');
+  if (!existsSync(manifest)) throw new Error(`${IMAGES_BUILD_SCRIPT} wrote no ${manifest}`);
+  return manifest;
+}
+
+/** Runs a check; a failure carries the node's process logs and the namespace's pods. */
+async function withClusterLogs(check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    const pods = await cluster.kubectlResult(['get', 'pods', '-A', '-o', 'wide']);
+    (error as Error).message += `\n\npods:\n${pods.stdout}${pods.stderr}\n\nnode logs:\n${cluster.logTails()}`;
+    throw error;
+  }
+}
+
+/** A step, timed: the durations go to the test output for the report. */
+const step = (title: string, check: () => Promise<void>) =>
+  test(title, async () => {
+    const started = Date.now();
+    await withClusterLogs(check);
+    console.log(`# step "${title}" took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  });
+
+async function releaseStatus(): Promise<{ version: number; info: { status: string } }> {
+  return JSON.parse(await helm.ok(['status', RELEASE, '--namespace', NAMESPACE, '-o', 'json']));
+}
+
+async function pods(selector: string): Promise<any[]> {
+  const list = await cluster.getJson(['pods', '-n', NAMESPACE, '-l', selector]);
+  return list.items.filter((pod: any) => !pod.metadata.deletionTimestamp);
+}
+
+const GATEWAY_PODS = 'app.kubernetes.io/component=gateway';
+
+describe('the chart on a real single-node cluster', { skip: missing ? `real-cluster: ${missing}` : false }, () => {
+  before(async () => {
+    const started = Date.now();
+    cluster = await RealCluster.start({ imagesManifest: imagesManifest(), persistentVolumes: 1 });
+    const phases = Object.entries(cluster.timings).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`);
+    console.log(`# real cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`);
+    helm = new Helm(cluster.kubeconfig, cluster.inNamespace);
+    await cluster.kubectl(['create', 'namespace', NAMESPACE]);
+    await waitFor('the default ServiceAccount', async () =>
+      (await cluster.kubectlResult(['get', 'serviceaccount', 'default', '-n', NAMESPACE])).code === 0 ? true : undefined,
+    30_000);
+  });
+
+  after(async () => {
+    try {
+      await cluster?.stop();
+    } finally {
+      helm?.cleanup();
+    }
+  });
+
+  step('helm install --wait --wait-for-jobs: every pod runs real containers and is Ready', async () => {
+    const result = await helm.run([
+      'install', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', helm.valuesFile(VALUES),
+      '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+    ]);
+    assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
+    assert.equal((await releaseStatus()).info.status, 'deployed');
+
+    const running = (await pods('app.kubernetes.io/instance=shop')).filter((pod) => pod.status.phase === 'Running');
+    const components = running.map((pod) => pod.metadata.labels['app.kubernetes.io/component']).sort();
+    assert.deepEqual(components, ['gateway', 'gateway', 'kube-state-metrics', 'postgresql', 'prometheus', 'redis']);
+    for (const pod of running) {
+      for (const status of pod.status.containerStatuses) {
+        assert.match(status.containerID, /^containerd:\/\//, `${pod.metadata.name} runs a real container`);
+        assert.equal(status.ready, true, `${pod.metadata.name}/${status.name} is Ready`);
+        assert.ok(status.state.running, `${pod.metadata.name}/${status.name} is running`);
+      }
+    }
+  });
+
+  step('the Postgres StatefulSet runs on a bound PersistentVolume', async () => {
+    const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
+    assert.equal(claim.status.phase, 'Bound');
+    assert.equal(claim.spec.volumeName, 'node-pv-0');
+    const statefulSet = await cluster.getJson(['statefulset', name('postgresql'), '-n', NAMESPACE]);
+    assert.equal(statefulSet.status.readyReplicas, 1);
+  });
+
+  step('the loader Job generated and loaded the catalog into the Postgres pod', async () => {
+    const job = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
+    assert.equal(job.status.succeeded, 1);
+    const count = await psql('SELECT count(*) FROM catalog.products');
+    assert.equal(count.trim(), '200');
+  });
+
+  step('helm test passes (its pod runs in the cluster against the Service)', async () => {
+    const output = await helm.ok(['test', RELEASE, '--namespace', NAMESPACE, '--timeout', HELM_TIMEOUT]);
+    assert.match(output, /TEST SUITE:\s+shop-catalog-gateway-smoke-test[\s\S]*Phase:\s+Succeeded/);
+  });
+
+  step('REST and GraphQL answer through the Service (kube-proxy), bodies equal to the rows in Postgres', async () => {
+    const base = await gatewayServiceUrl();
+    const expected = JSON.parse(await psql(PRODUCT_1_AS_ATELIER_JSON));
+    const rest = await httpInNamespace(`${base}/products/1`);
+    assert.equal(rest.status, 200, rest.body);
+    assert.deepEqual(JSON.parse(rest.body), expected);
+
+    const graphql = await httpInNamespace(`${base}/graphql`, {
+      query: '{ product(id: "1") { id name slogan category defaultPrice createdAt features { feature value } } }',
+    });
+    assert.equal(graphql.status, 200, graphql.body);
+    assert.deepEqual(JSON.parse(graphql.body), {
+      data: {
+        product: {
+          id: '1', name: expected.name, slogan: expected.slogan, category: expected.category,
+          defaultPrice: expected.default_price, createdAt: expected.created_at, features: expected.features,
+        },
+      },
+    });
+
+    const missing = await httpInNamespace(`${base}/products/999999`);
+    assert.equal(missing.status, 404);
+    assert.match(JSON.parse(missing.body).error, /999999/);
+  });
+
+  step('gateway containers run as uid 10001 on a read-only root filesystem, without capabilities', async () => {
+    const gatewayPods = await pods(GATEWAY_PODS);
+    assert.equal(gatewayPods.length, 2);
+    for (const pod of gatewayPods) {
+      const [container] = pod.spec.containers;
+      assert.deepEqual(container.resources, VALUES.gateway.resources);
+      assert.deepEqual(container.securityContext, {
+        allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] },
+      });
+      assert.equal(pod.spec.securityContext.runAsNonRoot, true);
+      // From inside the running container: who it is, what it may do, where it may write.
+      const report = JSON.parse(await cluster.kubectl([
+        'exec', '-n', NAMESPACE, pod.metadata.name, '-c', container.name, '--', 'node', '-e', INSIDE_THE_CONTAINER,
+      ]));
+      assert.deepEqual(report, {
+        uid: 10001, gid: 10001, capEff: '0000000000000000', noNewPrivs: '1',
+        rootWrite: 'EROFS', appWrite: 'EROFS', tmpWrite: 'ok',
+      }, pod.metadata.name);
+    }
+  });
+
+  step('Prometheus in the cluster discovers the gateway pods, scrapes the RED series, evaluates the rules', async () => {
+    const base = await gatewayServiceUrl();
+    for (let round = 0; round < 5; round++) {
+      await httpInNamespace(`${base}/products/${round + 1}`);
+      await httpInNamespace(`${base}/graphql`, { query: '{ products(count: 2) { id } }' });
+    }
+    const prometheus = await serviceUrl('prometheus');
+    const gatewayPodNames = (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.name).sort();
+    await waitFor('both gateway pods as healthy targets of job catalog-gateway', async () => {
+      const targets = await prometheusApi(prometheus, '/api/v1/targets?state=active');
+      const gateway = targets.activeTargets.filter((t: any) => t.labels.job === 'catalog-gateway');
+      const up = gateway.filter((t: any) => t.health === 'up').map((t: any) => t.labels.pod).sort();
+      return JSON.stringify(up) === JSON.stringify(gatewayPodNames) ? true : undefined;
+    }, 60_000, 1000);
+
+    // The series the dashboard's panels and the recording rules read, and the rules' results.
+    const series = async (query: string) =>
+      (await prometheusApi(prometheus, `/api/v1/query?query=${encodeURIComponent(query)}`)).result;
+    await waitFor('RED series and recorded rules with the product route', async () => {
+      const requests = await series('sum by (route) (rate(catalog_http_requests_total{job="catalog-gateway"}[1m]))');
+      const duration = await series('histogram_quantile(0.95, sum by (le, route) (rate(catalog_http_request_duration_seconds_bucket{job="catalog-gateway"}[1m])))');
+      const operations = await series('sum(catalog_graphql_operations_total{job="catalog-gateway"})');
+      const recorded = await series('route:catalog_http_requests:rate5m');
+      const routes = (result: any[]) => result.map((r) => r.metric.route);
+      return routes(requests).includes('/products/:product_id') &&
+        routes(duration).includes('/products/:product_id') &&
+        Number(operations[0]?.value[1]) >= 5 &&
+        routes(recorded).includes('/products/:product_id') ? true : undefined;
+    }, 90_000, 2000);
+    const available = await series(`kube_deployment_status_replicas_available{deployment="${name('gateway')}"}`);
+    assert.equal(available[0]?.value[1], '2', 'kube-state-metrics reports the gateway Deployment');
+
+    const rules = await prometheusApi(prometheus, '/api/v1/rules');
+    const all = rules.groups.flatMap((group: any) => group.rules);
+    assert.ok(all.length > 10, 'the shared rules file is loaded');
+    assert.deepEqual(all.filter((rule: any) => rule.health !== 'ok').map((rule: any) => `${rule.name}: ${rule.lastError}`), []);
+  });
+
+  step('the HPA scales the gateway above minReplicas under k6 load, and back down after it', async () => {
+    await waitFor('pod CPU from metrics-server for the gateway pods', async () => {
+      const metrics = JSON.parse(await cluster.kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/${NAMESPACE}/pods`]));
+      const gateway = metrics.items.filter((item: any) => item.metadata.name.startsWith(name('gateway')));
+      return gateway.length >= 2 ? true : undefined;
+    }, 90_000, 2000);
+
+    const timeline: string[] = [];
+    const started = Date.now();
+    const sample = async () => {
+      const hpa = await cluster.getJson(['hpa', name('gateway'), '-n', NAMESPACE]);
+      const cpu = hpa.status.currentMetrics?.[0]?.resource?.current?.averageUtilization;
+      const deployment = await cluster.getJson(['deployment', name('gateway'), '-n', NAMESPACE]);
+      const entry = { replicas: deployment.spec.replicas as number, ready: deployment.status.readyReplicas ?? 0 };
+      timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  cpu ${String(cpu ?? '-').padStart(4)}%  ` +
+        `desired ${hpa.status.desiredReplicas}  replicas ${entry.replicas}  ready ${entry.ready}`);
+      return entry;
+    };
+
+    const load = await startK6({ vus: 8, duration: '120s', pauseSeconds: 0 });
+    try {
+      await waitFor('the gateway scaled above 2 ready replicas', async () => {
+        const { ready } = await sample();
+        return ready > VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+      }, 110_000, 2000);
+    } finally {
+      timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  k6 stopped`);
+      await load.stop();
+    }
+    await waitFor('the gateway back at minReplicas', async () => {
+      const { replicas } = await sample();
+      return replicas === VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+    }, 150_000, 2000).finally(() => console.log(`# HPA replica timeline:\n#   ${timeline.join('\n#   ')}`));
+  });
+
+  step('0 failed requests while a gateway pod is deleted and during a rolling restart (k6 through the Service)', async () => {
+    const load = await startK6({ vus: 4, duration: '240s', pauseSeconds: 0.05 });
+    let summary: K6Summary;
+    try {
+      await sleep(5_000);
+      const [victim] = await pods(GATEWAY_PODS);
+      await cluster.kubectl(['delete', 'pod', '-n', NAMESPACE, victim.metadata.name, '--wait=false']);
+      await waitFor('a replacement gateway pod Ready', async () => {
+        const ready = (await pods(GATEWAY_PODS)).filter((pod) =>
+          pod.metadata.name !== victim.metadata.name && pod.status.containerStatuses?.every((c: any) => c.ready));
+        return ready.length >= VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+      }, 90_000, 1000);
+      await cluster.kubectl(['rollout', 'restart', `deployment/${name('gateway')}`, '-n', NAMESPACE]);
+      await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
+      await sleep(5_000);
+    } finally {
+      summary = await load.stop();
+    }
+    const requests = summary.metrics.http_reqs.count;
+    const failed = summary.metrics.http_req_failed.passes;
+    console.log(`# during pod deletion + rolling restart: ${requests} requests, ${failed} failed`);
+    assert.ok(requests > 100, `k6 sent ${requests} requests`);
+    assert.equal(failed, 0, 'failed requests');
+    assert.equal(summary.metrics.checks.fails, 0, 'failed checks');
+  });
+
+  step('helm rollback returns to the installed revision, and the gateway serves again', async () => {
+    const installed = await releaseStatus();
+    await helm.ok([
+      'upgrade', RELEASE, CHART_DIR, '--namespace', NAMESPACE,
+      '-f', helm.valuesFile({ ...VALUES, gateway: { ...VALUES.gateway, podAnnotations: { 'catalog-gateway.test/revision': 'upgraded' } } }),
+      '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+    ]);
+    const annotated = async () => (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.annotations?.['catalog-gateway.test/revision']);
+    assert.ok((await annotated()).includes('upgraded'), 'the upgrade rolled the gateway');
+
+    await helm.ok(['rollback', RELEASE, String(installed.version), '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
+    const restored = await releaseStatus();
+    assert.equal(restored.info.status, 'deployed');
+    assert.equal(restored.version, installed.version + 2);
+    await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
+    await waitFor('only gateway pods of the installed revision', async () => {
+      const revisions = await annotated();
+      return revisions.length >= 2 && revisions.every((revision) => revision === undefined) ? true : undefined;
+    }, 90_000, 1000);
+    const product = await httpInNamespace(`${await gatewayServiceUrl()}/products/1`);
+    assert.equal(product.status, 200, product.body);
+  });
+
+  step('helm uninstall removes the workloads and leaves the Postgres PVC (retention policy)', async () => {
+    await helm.ok(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
+    // Finished loader Job pods stay until the Job's TTL; nothing else of the release may run.
+    await waitFor('no running pods of the release left', async () =>
+      (await pods('app.kubernetes.io/instance=shop')).every((pod) => pod.status.phase === 'Succeeded') ? true : undefined,
+    120_000, 1000);
+    const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
+    assert.equal(claim.status.phase, 'Bound');
+    assert.equal(claim.spec.volumeName, 'node-pv-0');
+  });
+});
+
+/** A query run by psql inside the Postgres pod, unaligned output. */
+async function psql(sql: string): Promise<string> {
+  return cluster.kubectl([
+    'exec', '-n', NAMESPACE, `${name('postgresql')}-0`, '--',
+    'psql', '-U', 'catalog', '-d', 'catalog', '-At', '-c', sql,
+  ]);
+}
+
+/** Product 1 as the legacy REST route shapes it (key order included), built by Postgres. */
+const PRODUCT_1_AS_ATELIER_JSON = `
+  SELECT json_build_object(
+    'id', p.id, 'campus', p.campus, 'name', p.name, 'slogan', p.slogan, 'description', p.description,
+    'category', p.category, 'default_price', p.default_price::text,
+    'created_at', to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updated_at', to_char(p.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'features', coalesce((SELECT json_agg(json_build_object('feature', f.feature, 'value', f.value) ORDER BY f.id)
+                          FROM catalog.features f WHERE f.product_id = p.id), '[]'))
+  FROM catalog.products p WHERE p.id = 1`;
+
+/** Run by the gateway image's node inside a gateway container: identity, privileges, writes. */
+const INSIDE_THE_CONTAINER = String.raw`
+  const fs = require('node:fs');
+  const status = fs.readFileSync('/proc/self/status', 'utf8');
+  const field = (name) => status.match(new RegExp('^' + name + ':\\s*(\\S+)', 'm'))[1];
+  const tryWrite = (path) => { try { fs.writeFileSync(path, 'x'); fs.rmSync(path); return 'ok'; } catch (e) { return e.code; } };
+  console.log(JSON.stringify({
+    uid: process.getuid(), gid: process.getgid(), capEff: field('CapEff'), noNewPrivs: field('NoNewPrivs'),
+    rootWrite: tryWrite('/probe'), appWrite: tryWrite(process.cwd() + '/probe'), tmpWrite: tryWrite('/tmp/probe'),
+  }));`;
+
+const gatewayServiceUrl = () => serviceUrl('gateway');
+
+/** An HTTP request from inside the cluster's network namespace (a GraphQL body makes it a POST). */
+async function httpInNamespace(url: string, graphql?: object): Promise<{ status: number; body: string }> {
+  const post = graphql ? ['-X', 'POST', '-H', 'content-type: application/json', '--data-binary', JSON.stringify(graphql)] : [];
+  const result = await cluster.netns.runOk('curl', ['-sS', '--max-time', '10', '-w', '\n%{http_code}', ...post, url]);
+  const cut = result.lastIndexOf('\n');
+  return { body: result.slice(0, cut), status: Number(result.slice(cut + 1)) };
+}
+
+async function serviceUrl(component: string): Promise<string> {
+  const service = await cluster.getJson(['service', name(component), '-n', NAMESPACE]);
+  return `http://${service.spec.clusterIP}:${service.spec.ports[0].port}`;
+}
+
+/** A Prometheus HTTP API call through its Service; the `data` of a successful answer. */
+async function prometheusApi(base: string, path: string): Promise<any> {
+  const response = await httpInNamespace(`${base}${path}`);
+  const body = JSON.parse(response.body);
+  if (body.status !== 'success') throw new Error(`Prometheus ${path}: ${response.body}`);
+  return body.data;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface K6Summary {
+  metrics: {
+    http_reqs: { count: number };
+    /** A rate metric: `passes` counts the requests that failed. */
+    http_req_failed: { passes: number; fails: number };
+    checks: { passes: number; fails: number };
+  };
+}
+
+/**
+ * k6 (from the tools dir) inside the namespace against the gateway Service, in the background;
+ * stop() ends it early (k6 writes its summary on SIGTERM) and returns the summary.
+ */
+async function startK6(load: { vus: number; duration: string; pauseSeconds: number }) {
+  const summaryFile = join(cluster.dir, `k6-summary-${Date.now()}.json`);
+  const [command, args] = cluster.inNamespace(requireTool('k6'), [
+    'run', '--no-usage-report', '--quiet', '--summary-export', summaryFile, K6_SCRIPT,
+  ]);
+  const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', 'k6.log'), {
+    env: {
+      ...process.env, BASE_URL: await gatewayServiceUrl(), VUS: String(load.vus), DURATION: load.duration,
+      PAUSE_SECONDS: String(load.pauseSeconds),
+    },
+  });
+  return {
+    stop: async (): Promise<K6Summary> => {
+      await k6.stop(30_000);
+      if (!existsSync(summaryFile)) throw new Error(`k6 wrote no summary\n${k6.logTail()}`);
+      return JSON.parse(readFileSync(summaryFile, 'utf8')) as K6Summary;
+    },
+  };
+}
