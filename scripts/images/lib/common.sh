@@ -35,3 +35,55 @@ export_image() {
   printf '%s\t%s\t%s\n' "$ref" "$archive" "$(stat -c %s "$archive")" >"$IMAGES_OUT/$2.record"
   echo "images: $ref -> $archive ($(du -h "$archive" | cut -f1))"
 }
+
+# cached_go_binary NAME MODULE VERSION PACKAGE LDFLAGS: path of a static (CGO_ENABLED=0) build of
+# PACKAGE from MODULE@VERSION, built once into the cache (keyed by these inputs and this file)
+# through the tools' shim module, which copes with modules carrying replace directives.
+cached_go_binary() {
+  local name=$1 module=$2 version=$3 package=$4 ldflags=$5
+  local binary
+  binary="$IMAGES_CACHE/bin/$name-$(inputs_hash "${BASH_SOURCE[0]}" "$module@$version" "$package" "$ldflags")"
+  if [ ! -x "$binary" ]; then
+    mkdir -p "$IMAGES_CACHE/bin"
+    (
+      source "$REPO_ROOT/scripts/tools/lib/go-tool.sh"
+      CGO_ENABLED=0 go_build_in_shim_module "$module" "$version" "" "$IMAGES_CACHE/bin" "$ldflags" \
+        "$(basename "$binary").partial=$package"
+    ) >&2
+    mv "$binary.partial" "$binary"
+  fi
+  echo "$binary"
+}
+
+# debian_rootfs_image NAME [mmdebstrap options…]: the local image name of a Debian bookworm minbase
+# root filesystem with the given options (--include=…, hooks). The tarball is cached (keyed by the
+# options, the calling script and this file) and imported into podman storage once. The host's own
+# apt sources are used, and none are left in the image; documentation is left out.
+debian_rootfs_image() {
+  local name=$1; shift
+  local key tarball ref
+  key="$(inputs_hash "${BASH_SOURCE[0]}" "$0" "$@")"
+  tarball="$IMAGES_CACHE/rootfs/$name-$key.tar"
+  ref="localhost/catalog-gateway/rootfs-$name:$key"
+  if [ ! -f "$tarball" ]; then
+    mkdir -p "$IMAGES_CACHE/rootfs"
+    rm -f "$IMAGES_CACHE/rootfs/$name-"*.tar
+    mmdebstrap --variant=minbase --format=tar \
+      --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+      --dpkgopt='path-exclude=/usr/share/info/*' \
+      "$@" \
+      --customize-hook='rm -rf "$1"/etc/apt/sources.list "$1"/etc/apt/sources.list.d/*' \
+      bookworm "$tarball.partial" </dev/null >&2
+    mv "$tarball.partial" "$tarball"
+  fi
+  podman image exists "$ref" || podman import "$tarball" "$ref" >&2
+  echo "$ref"
+}
+
+# system_user_hook NAME UID HOME: an mmdebstrap --essential-hook creating NAME with the official
+# image's uid/gid before the packages install, so their maintainer scripts adopt that account.
+system_user_hook() {
+  local name=$1 uid=$2 home=$3
+  printf -- '--essential-hook=echo "%s:x:%s:%s::%s:/usr/sbin/nologin" >>"$1/etc/passwd"; echo "%s:x:%s:" >>"$1/etc/group"; echo "%s:*:1::::::" >>"$1/etc/shadow"' \
+    "$name" "$uid" "$uid" "$home" "$name" "$uid" "$name"
+}
