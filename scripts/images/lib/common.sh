@@ -21,9 +21,16 @@ inputs_hash() {
 # podman_build CONTEXT_DIR REF [podman build flags…]: builds without a registry (--pull=never: every
 # FROM must already be in local storage) and without the host's cgroup-bound OCI runtime
 # (--isolation chroot; the default runtime fails on this host's hybrid cgroups).
+# The image REF named before is removed once the new one takes the name, so storage does not grow
+# by a dangling copy per run (it stays if a container still uses it).
 podman_build() {
   local context=$1 ref=$2; shift 2
+  local previous
+  previous="$(podman image inspect --format '{{.Id}}' "$ref" 2>/dev/null || true)"
   podman build --isolation chroot --network host --pull=never --layers=false -t "$ref" "$@" "$context"
+  if [ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$ref")" ]; then
+    podman rmi "$previous" >/dev/null 2>&1 || true
+  fi
 }
 
 # export_image REF ARCHIVE_NAME: writes REF as an OCI archive into the output dir and records it for
@@ -76,7 +83,11 @@ debian_rootfs_image() {
       bookworm "$tarball.partial" </dev/null >&2
     mv "$tarball.partial" "$tarball"
   fi
-  podman image exists "$ref" || podman import "$tarball" "$ref" >&2
+  if ! podman image exists "$ref"; then
+    podman images --format '{{.Repository}}:{{.Tag}}' --filter "reference=localhost/catalog-gateway/rootfs-$name" |
+      xargs --no-run-if-empty podman rmi >/dev/null 2>&1 || true
+    podman import "$tarball" "$ref" >&2
+  fi
   echo "$ref"
 }
 

@@ -26,19 +26,24 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     exit 1
   fi
   export POSTGRES_USER="${POSTGRES_USER:-postgres}"
-  POSTGRES_DB="${POSTGRES_DB:-$POSTGRES_USER}"
+  export POSTGRES_DB="${POSTGRES_DB:-$POSTGRES_USER}"
   mkdir -p "$PGDATA"
   chmod 700 "$PGDATA"
   # shellcheck disable=SC2086 # POSTGRES_INITDB_ARGS is a list of flags, as in the official image
-  initdb --username="$POSTGRES_USER" --pwfile=<(printf '%s\n' "$POSTGRES_PASSWORD") ${POSTGRES_INITDB_ARGS:-}
+  initdb --username="$POSTGRES_USER" ${POSTGRES_INITDB_ARGS:-}
   printf '\nhost all all all scram-sha-256\n' >>"$PGDATA/pg_hba.conf"
 
-  # A private server (unix socket only) for the set-up, stopped before the real start.
+  # A private server (unix socket only) for the set-up, stopped before the real start. psql takes
+  # the names and the password from the environment (\getenv): never from a command line.
   pg_ctl -D "$PGDATA" -w -o "-c listen_addresses=''" start
   psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --username "$POSTGRES_USER")
-  if [ "$POSTGRES_DB" != postgres ]; then
-    "${psql[@]}" --dbname postgres -v db="$POSTGRES_DB" <<<'CREATE DATABASE :"db";'
-  fi
+  "${psql[@]}" --dbname postgres <<'SQL'
+\getenv user POSTGRES_USER
+\getenv password POSTGRES_PASSWORD
+\getenv db POSTGRES_DB
+ALTER ROLE :"user" PASSWORD :'password';
+SELECT format('CREATE DATABASE %I', :'db') WHERE :'db' <> 'postgres' \gexec
+SQL
   for script in /docker-entrypoint-initdb.d/*; do
     case "$script" in
       *.sql) "${psql[@]}" --dbname "$POSTGRES_DB" -f "$script" ;;
