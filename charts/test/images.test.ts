@@ -1,7 +1,7 @@
 // The two images' runtime stages replayed on this machine (no Docker engine here), run the way
 // the chart runs them: the loader with the Job's generate and load arguments against a real
 // Postgres, then the gateway with the chart's ConfigMap, checked by the chart's own `helm test`
-// script. The host's Node 20 stands in for the base image.
+// script. The host's Node stands in for the base image (images-build.test.ts builds the real ones).
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
