@@ -12,6 +12,7 @@ import { TestCluster } from './support/cluster.js';
 import { CHART_DIR, Helm, NAMESPACE, findManifest, parseManifests, type Manifest } from './support/chart.js';
 import { kubeconform, prepareOfflineSchemas } from './support/schemas.js';
 import { requireTool } from './support/tools.js';
+import { createNamespace } from './support/namespace.js';
 
 const CI_DIR = join(CHART_DIR, 'ci');
 const VALUE_FILES = readdirSync(CI_DIR).filter((file) => file.endsWith('-values.yaml')).sort();
@@ -153,7 +154,8 @@ describe('a real API server accepts every value set (with stand-in CRDs for Serv
     ];
     await cluster.kubectl(['apply', '-f', '-'], crds.map((each) => JSON.stringify(each)).join('\n---\n'));
     await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((each) => `crd/${each.metadata.name}`)]);
-    await cluster.kubectl(['create', 'namespace', NAMESPACE]);
+    await cluster.waitForDiscovery(crds.map((each) => each.metadata.name));
+    await createNamespace(cluster, NAMESPACE);
   });
   after(async () => {
     await cluster?.stop();

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
 import { TestCluster } from './support/cluster.js';
+import { createNamespace } from './support/namespace.js';
 import { waitFor } from './support/processes.js';
 
 /** Release-wide values for the cluster run: small loads, loader Jobs expiring quickly. */
@@ -60,11 +61,7 @@ async function postgresPassword(): Promise<string> {
 before(async () => {
   cluster = await TestCluster.start({ nodes: 2, persistentVolumes: 2 });
   helm = new Helm(cluster.kubeconfig);
-  await cluster.kubectl(['create', 'namespace', NAMESPACE]);
-  // Pods are refused until the namespace's default ServiceAccount exists.
-  await waitFor('the default ServiceAccount', async () =>
-    (await cluster.kubectlResult(['get', 'serviceaccount', 'default', '-n', NAMESPACE])).code === 0 ? true : undefined,
-  30_000);
+  await createNamespace(cluster, NAMESPACE);
 });
 
 after(async () => {

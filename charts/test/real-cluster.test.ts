@@ -12,6 +12,7 @@ import { GroupProcess, waitFor } from './support/processes.js';
 import { IMAGES_BUILD_SCRIPT, missingPrerequisite } from './support/real-cluster/prerequisites.js';
 import { RealCluster } from './support/real-cluster/real-cluster.js';
 import { requireTool, TOOLS_DIR } from './support/tools.js';
+import { createNamespace } from './support/namespace.js';
 
 const missing = missingPrerequisite();
 if (missing && process.env.CI === 'true') throw new Error(`real-cluster test cannot run under CI: ${missing}`);
@@ -101,10 +102,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     const phases = Object.entries(cluster.timings).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`);
     console.log(`# real cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`);
     helm = new Helm(cluster.kubeconfig, cluster.inNamespace);
-    await cluster.kubectl(['create', 'namespace', NAMESPACE]);
-    await waitFor('the default ServiceAccount', async () =>
-      (await cluster.kubectlResult(['get', 'serviceaccount', 'default', '-n', NAMESPACE])).code === 0 ? true : undefined,
-    30_000);
+    await createNamespace(cluster, NAMESPACE);
   });
 
   after(async () => {

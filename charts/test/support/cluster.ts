@@ -29,6 +29,8 @@ export interface ClusterOptions {
 export class TestCluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'catalog-cluster-'));
   readonly kubeconfig = join(this.dir, 'admin.kubeconfig');
+  /** kubectl's discovery cache, per cluster: a later cluster on a reused port must not read it. */
+  private readonly kubectlCache = join(this.dir, 'kubectl-cache');
   private readonly processes: GroupProcess[] = [];
   private readonly kubectlBinary = requireTool('kubectl');
 
@@ -172,11 +174,24 @@ export class TestCluster {
   }
 
   kubectlResult(args: string[], input?: string) {
-    return run(this.kubectlBinary, [`--kubeconfig=${this.kubeconfig}`, ...args], { input });
+    return run(this.kubectlBinary, [`--kubeconfig=${this.kubeconfig}`, `--cache-dir=${this.kubectlCache}`, ...args], { input });
   }
 
   kubectl(args: string[], input?: string): Promise<string> {
-    return runOk(this.kubectlBinary, [`--kubeconfig=${this.kubeconfig}`, ...args], { input });
+    return runOk(this.kubectlBinary, [`--kubeconfig=${this.kubeconfig}`, `--cache-dir=${this.kubectlCache}`, ...args], { input });
+  }
+
+  /**
+   * Waits until API discovery lists every resource (e.g. `servicemonitors.monitoring.coreos.com`).
+   * A CRD reports Established before discovery serves it; a client that looks in between gets
+   * "no matches for kind".
+   */
+  async waitForDiscovery(resources: string[]): Promise<void> {
+    await waitFor(`API discovery of ${resources.join(', ')}`, async () => {
+      const result = await this.kubectlResult(['api-resources', '-o', 'name']);
+      const served = new Set(result.stdout.split('\n'));
+      return result.code === 0 && resources.every((resource) => served.has(resource)) ? true : undefined;
+    }, 60_000);
   }
 
   /** `kubectl get … -o json`, parsed. */
