@@ -53,6 +53,19 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
   const mounted: LocalImage[] = [];
   let manifest: Record<string, { archive: string; bytes: number }>;
 
+  /** Runs body while a server runs in the image; a failure carries the server's log. */
+  async function whileServing(name: string, [command, args]: [string, string[]], body: () => Promise<void>): Promise<void> {
+    const server = new GroupProcess(name, command, args, join(out, `${name.replaceAll(' ', '-')}.log`));
+    try {
+      await body();
+    } catch (error) {
+      (error as Error).message += `\n${server.logTail(30)}`;
+      throw error;
+    } finally {
+      await server.stop();
+    }
+  }
+
   async function mount(ref: string): Promise<LocalImage> {
     const image = await LocalImage.mount(ref);
     mounted.push(image);
@@ -115,18 +128,17 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     const image = await mount('docker.io/library/postgres:15.10');
     const port = await freePort();
     // The chart's env and uid; the options keep the server on loopback.
-    const [command, args] = image.commandLine(
+    const server = image.commandLine(
       image.entrypoint(['-c', 'max_connections=42', '-c', 'listen_addresses=127.0.0.1', '-p', String(port)]),
       { POSTGRES_USER: 'catalog', POSTGRES_DB: 'catalog', POSTGRES_PASSWORD: 'stand-in', PGDATA: '/var/lib/postgresql/data/pgdata' },
       '999:999',
     );
-    const server = new GroupProcess('postgres stand-in', command, args, join(out, 'postgres.log'));
     const connect = async () => {
       const client = new pg.Client({ host: '127.0.0.1', port, user: 'catalog', database: 'catalog', password: 'stand-in' });
       await client.connect();
       return client;
     };
-    try {
+    await whileServing('postgres stand-in', server, async () => {
       const client = await waitFor('the postgres stand-in', connect, 60_000);
       try {
         const { rows } = await client.query("SELECT current_user, current_database(), current_setting('max_connections') AS max");
@@ -139,35 +151,24 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
       } finally {
         await client.end();
       }
-    } catch (error) {
-      (error as Error).message += `\n${server.logTail(30)}`;
-      throw error;
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test('the redis stand-in takes redis-server options as arguments, as uid 999, without protected mode', async () => {
     const image = await mount('docker.io/library/redis:7.4.1');
     const port = String(await freePort());
-    const [command, args] = image.commandLine(
+    const server = image.commandLine(
       image.entrypoint(['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru', '--port', port, '--bind', '127.0.0.1']),
       {},
       '999:999',
     );
-    const server = new GroupProcess('redis stand-in', command, args, join(out, 'redis.log'));
-    try {
+    await whileServing('redis stand-in', server, async () => {
       // The chart's readiness probe command, from inside the image.
       const cli = (...argv: string[]) => image.run(['redis-cli', '-p', port, ...argv], {}, '999:999');
       await waitFor('the redis stand-in', async () => ((await cli('ping')).stdout.trim() === 'PONG' ? true : undefined), 30_000);
       assert.equal((await cli('config', 'get', 'protected-mode')).stdout, 'protected-mode\nno\n');
       assert.equal((await cli('config', 'get', 'maxmemory-policy')).stdout, 'maxmemory-policy\nallkeys-lru\n');
-    } catch (error) {
-      (error as Error).message += `\n${server.logTail(30)}`;
-      throw error;
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test('the prometheus and kube-state-metrics stand-ins run their pinned binaries as uid 65534', async () => {

@@ -9,9 +9,4 @@ version=v2.15.0
 binary="$(cached_go_binary kube-state-metrics k8s.io/kube-state-metrics/v2 "$version" \
   k8s.io/kube-state-metrics/v2 "-s -w -X github.com/prometheus/common/version.Version=$version")"
 
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
-cp "$IMAGES_DIR/kube-state-metrics/Containerfile" "$context/"
-cp "$binary" "$context/kube-state-metrics"
-podman_build "$context" "$ref"
-export_image "$ref" kube-state-metrics
+build_image kube-state-metrics "$ref" "$binary=kube-state-metrics"

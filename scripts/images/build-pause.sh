@@ -9,11 +9,9 @@ ref="registry.k8s.io/pause:$pause_version"
 
 module_dir="$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$kubernetes_version" |
   sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
-cp "$IMAGES_DIR/pause/Containerfile" "$context/"
+binary_dir="$(mktemp -d)"
+trap 'rm -rf "$binary_dir"' EXIT
 gcc -Os -Wall -Werror -static -DVERSION="v$pause_version" \
-  -o "$context/pause" "$module_dir/build/pause/linux/pause.c"
-strip "$context/pause"
-podman_build "$context" "$ref"
-export_image "$ref" pause
+  -o "$binary_dir/pause" "$module_dir/build/pause/linux/pause.c"
+strip "$binary_dir/pause"
+build_image pause "$ref" "$binary_dir/pause=pause"

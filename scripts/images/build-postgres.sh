@@ -12,8 +12,4 @@ rootfs="$(debian_rootfs_image postgres --include=postgresql-15,locales \
   --customize-hook='mkdir -p "$1"/var/lib/postgresql/data "$1"/docker-entrypoint-initdb.d' \
   --customize-hook='chown 999:999 "$1"/var/lib/postgresql/data && chmod 1777 "$1"/var/lib/postgresql/data')"
 
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
-cp "$IMAGES_DIR/postgres/Containerfile" "$IMAGES_DIR/postgres/docker-entrypoint.sh" "$context/"
-podman_build "$context" "$ref" --build-arg "ROOTFS=$rootfs"
-export_image "$ref" postgres
+build_image postgres "$ref" -- --build-arg "ROOTFS=$rootfs"

@@ -12,10 +12,7 @@ binary="$(cached_go_binary prometheus github.com/prometheus/prometheus "$version
   github.com/prometheus/prometheus/cmd/prometheus \
   "-s -w -X github.com/prometheus/common/version.Version=2.${version#v0.}")"
 
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
-cp "$IMAGES_DIR/prometheus/Containerfile" "$IMAGES_DIR/prometheus/prometheus.yml" "$context/"
-cp "$binary" "$context/prometheus"
-mkdir "$context/data"
-podman_build "$context" "$ref"
-export_image "$ref" prometheus
+# The data dir, owned by nobody in the image as in the official one.
+empty="$(mktemp -d)"
+trap 'rm -rf "$empty"' EXIT
+build_image prometheus "$ref" "$binary=prometheus" "$empty=data"

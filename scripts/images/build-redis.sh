@@ -9,8 +9,4 @@ rootfs="$(debian_rootfs_image redis --include=redis-server \
   "$(system_user_hook redis 999 /var/lib/redis)" \
   --customize-hook='mkdir -p "$1"/data && chown 999:999 "$1"/data')"
 
-context="$(mktemp -d)"
-trap 'rm -rf "$context"' EXIT
-cp "$IMAGES_DIR/redis/Containerfile" "$IMAGES_DIR/redis/docker-entrypoint.sh" "$context/"
-podman_build "$context" "$ref" --build-arg "ROOTFS=$rootfs"
-export_image "$ref" redis
+build_image redis "$ref" -- --build-arg "ROOTFS=$rootfs"

@@ -10,7 +10,7 @@ IMAGES_OUT="${IMAGES_OUT:-$IMAGES_CACHE/out}"
 mkdir -p "$IMAGES_CACHE" "$IMAGES_OUT"
 
 # inputs_hash FILE_OR_STRING…: a short hash of the given files' contents (or the strings themselves
-# when no such file exists): the key of a cache entry, so editing a script rebuilds what it makes.
+# when no such file exists): the key of a cache entry, so changing an input rebuilds what it makes.
 inputs_hash() {
   local input
   for input in "$@"; do
@@ -33,6 +33,24 @@ podman_build() {
   fi
 }
 
+# build_image NAME REF [SOURCE=DEST…] [-- podman build flags…]: builds REF from a context holding
+# scripts/images/NAME/ (its Containerfile and files) plus each SOURCE copied to DEST, and exports
+# it as NAME.oci.tar.
+build_image() {
+  local name=$1 ref=$2; shift 2
+  local context
+  context="$(mktemp -d)"
+  cp -r "$IMAGES_DIR/$name/." "$context/"
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    cp -r "${1%%=*}" "$context/${1#*=}"
+    shift
+  done
+  [ $# -gt 0 ] && shift
+  podman_build "$context" "$ref" "$@"
+  rm -rf "$context"
+  export_image "$ref" "$name"
+}
+
 # export_image REF ARCHIVE_NAME: writes REF as an OCI archive into the output dir and records it for
 # images.json (build-all.sh assembles the manifest from these records).
 export_image() {
@@ -44,12 +62,13 @@ export_image() {
 }
 
 # cached_go_binary NAME MODULE VERSION PACKAGE LDFLAGS: path of a static (CGO_ENABLED=0) build of
-# PACKAGE from MODULE@VERSION, built once into the cache (keyed by these inputs and this file)
+# PACKAGE from MODULE@VERSION, built once into the cache (keyed by these inputs and this function)
 # through the tools' shim module, which copes with modules carrying replace directives.
 cached_go_binary() {
   local name=$1 module=$2 version=$3 package=$4 ldflags=$5
   local binary
-  binary="$IMAGES_CACHE/bin/$name-$(inputs_hash "${BASH_SOURCE[0]}" "$module@$version" "$package" "$ldflags")"
+  binary="$IMAGES_CACHE/bin/$name-$(inputs_hash "$(declare -f cached_go_binary)" \
+    "$REPO_ROOT/scripts/tools/lib/go-tool.sh" "$module@$version" "$package" "$ldflags")"
   if [ ! -x "$binary" ]; then
     mkdir -p "$IMAGES_CACHE/bin"
     (
@@ -64,12 +83,12 @@ cached_go_binary() {
 
 # debian_rootfs_image NAME [mmdebstrap options…]: the local image name of a Debian bookworm minbase
 # root filesystem with the given options (--include=…, hooks). The tarball is cached (keyed by the
-# options, the calling script and this file) and imported into podman storage once. The host's own
+# options and this function) and imported into podman storage once. The host's own
 # apt sources are used, and none are left in the image; documentation is left out.
 debian_rootfs_image() {
   local name=$1; shift
   local key tarball ref
-  key="$(inputs_hash "${BASH_SOURCE[0]}" "$0" "$@")"
+  key="$(inputs_hash "$(declare -f debian_rootfs_image)" "$@")"
   tarball="$IMAGES_CACHE/rootfs/$name-$key.tar"
   ref="localhost/catalog-gateway/rootfs-$name:$key"
   if [ ! -f "$tarball" ]; then
