@@ -70,7 +70,7 @@ export async function startBenchPostgres(dataDir: string, { initialise }: { init
     }
     await server.start();
   } catch (error) {
-    throw new Error(`benchmark Postgres failed to start on ${dataDir}: ${String(error)}\n${logs.slice(-30).join('')}`);
+    throw new Error(`benchmark Postgres failed to start on ${dataDir}: ${String(error)}\n${logs.slice(-30).join('')}`, { cause: error });
   }
   const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   if (initialise) {

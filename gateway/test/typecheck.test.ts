@@ -1,19 +1,5 @@
-import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
+import { typeCheck } from '../../scripts/test/typecheck.js';
 
-// tsx runs the tests and the benchmark without checking types, and the build covers src/ only.
-const tsc = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname;
-
-for (const [folder, what] of [
-  ['test', 'the gateway tests'],
-  ['bench', 'the gateway benchmark'],
-] as const) {
-  test(`tsc accepts ${what} against the gateway sources`, async () => {
-    const tsconfig = new URL(`../${folder}/tsconfig.json`, import.meta.url).pathname;
-    await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig]).catch((error: { stdout?: string }) => {
-      assert.fail(`tsc -p gateway/${folder} failed:\n${error.stdout ?? String(error)}`);
-    });
-  });
-}
+test('tsc accepts the gateway tests against the gateway sources', () => typeCheck('gateway/test'));
+test('tsc accepts the gateway benchmark against the gateway sources', () => typeCheck('gateway/bench'));

@@ -65,14 +65,13 @@ export async function startPostgres(): Promise<PostgresServer> {
     try {
       await action();
     } catch (error) {
-      throw new Error(`embedded Postgres failed to ${step}: ${String(error)}\n${logs.slice(-30).join('')}`);
+      throw new Error(`embedded Postgres failed to ${step}: ${String(error)}\n${logs.slice(-30).join('')}`, { cause: error });
     }
   };
   await withLogs('initialise', () => server.initialise());
   await withLogs('start', () => server.start());
 
-  const urlFor = (database: string) =>
-    `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
   return {
     port,
     adminUrl: urlFor('postgres'),

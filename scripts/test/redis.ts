@@ -21,17 +21,13 @@ export async function startRedis(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(
-      REDIS_BIN,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const proc = spawn(REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     let output = '';
     await new Promise<void>((resolve, reject) => {
-      proc.on('error', (error) =>
-        reject(new Error(`cannot run ${REDIS_BIN} (install Debian's redis-server): ${error.message}`)),
-      );
+      proc.on('error', (error) => reject(new Error(`cannot run ${REDIS_BIN} (install Debian's redis-server): ${error.message}`)));
       proc.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
       proc.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();

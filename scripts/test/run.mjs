@@ -48,15 +48,11 @@ const stopServices = async () => {
 process.on('SIGINT', () => void stopServices().then(() => process.exit(130)));
 process.on('SIGTERM', () => void stopServices().then(() => process.exit(143)));
 
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, TEST_POSTGRES_ADMIN_URL: postgres.adminUrl, TEST_REDIS_URL: redis.url },
-  },
-);
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, TEST_POSTGRES_ADMIN_URL: postgres.adminUrl, TEST_REDIS_URL: redis.url },
+});
 const [code] = await new Promise((resolve) => child.on('exit', (...args) => resolve(args)));
 await stopServices();
 process.exit(code ?? 1);

@@ -44,7 +44,7 @@ export class TestCluster {
     } catch (error) {
       const logs = cluster.logTails();
       await cluster.stop();
-      throw new Error(`test cluster did not start: ${(error as Error).message}\n${logs}`);
+      throw new Error(`test cluster did not start: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   }
 

@@ -1,5 +1,5 @@
 import { timeseriesPanel } from '../panels.js';
-import { GATEWAY_IN_NAMESPACE, mean, quantile, ratio, sumRate } from '../queries.js';
+import { GATEWAY_IN_NAMESPACE, mean, quantile, ratio } from '../queries.js';
 import type { DashboardRow } from '../row.js';
 
 const BATCH_SIZE = 'catalog_dataloader_batch_size';

@@ -65,7 +65,7 @@ export class RealCluster {
     } catch (error) {
       const logs = cluster.logTails();
       await cluster.stop();
-      throw new Error(`real cluster did not start: ${(error as Error).message}\n${logs}`);
+      throw new Error(`real cluster did not start: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   }
 
