@@ -10,7 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
 import { TestCluster } from './support/cluster.js';
 import { createNamespace } from './support/namespace.js';
-import { waitFor } from './support/processes.js';
+import { waitFor } from '../../scripts/test/wait.js';
 
 /** Release-wide values for the cluster run: small loads, loader Jobs expiring quickly. */
 const INSTALL_VALUES = {

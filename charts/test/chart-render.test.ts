@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { CHART_DIR, findManifest, Helm, parseManifests, REPO_ROOT, VALUE_SETS, type Manifest } from './support/chart.js';
-import { runOk } from './support/run.js';
+import { runOk } from '../../scripts/test/process.js';
 import { kubeconform, prepareOfflineSchemas } from './support/schemas.js';
 import { requireTool } from './support/tools.js';
 import { chartSettings } from '../../scripts/config-contract.js';

@@ -13,8 +13,8 @@ import { freePort } from '../../scripts/test/ports.js';
 import { Helm, parseManifests, REPO_ROOT } from './support/chart.js';
 import { imageSize, LocalImage } from './support/local-image.js';
 import { onPath, skipUnlessPresent } from './support/prerequisites.js';
-import { GroupProcess, waitFor } from './support/processes.js';
-import { run } from './support/run.js';
+import { GroupProcess, run } from '../../scripts/test/process.js';
+import { waitFor } from '../../scripts/test/wait.js';
 
 const PROJECT_IMAGES = {
   gateway: { ref: 'docker.io/library/catalog-gateway:0.1.0', usage: /usage: catalog-gateway/ },

@@ -11,8 +11,8 @@ import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { freePort } from '../../scripts/test/ports.js';
 import { findManifest, Helm, parseManifests, type Manifest } from './support/chart.js';
 import { replayRuntimeStage, type ReplayedImage } from './support/image-replay.js';
-import { GroupProcess, waitFor } from './support/processes.js';
-import { runOk } from './support/run.js';
+import { GroupProcess, runOk } from '../../scripts/test/process.js';
+import { waitFor } from '../../scripts/test/wait.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'catalog-images-'));
 const helm = new Helm();

@@ -7,7 +7,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { findManifest, parseManifests, REPO_ROOT } from './support/chart.js';
-import { runOk } from './support/run.js';
+import { runOk } from '../../scripts/test/process.js';
 import { requireTool } from './support/tools.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'catalog-skaffold-'));

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { countStatements, createCatalog, eventually, graphql, startGateway, withClient } from './support/gateway.js';
-import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 // Product 1 is tiny (1 style, 1 related product); product 2 is huge (40 styles with 6 photos
 // and 8 skus each, 30 related products that have styles of their own).

@@ -10,7 +10,7 @@ import {
   startGateway,
   testRedisUrl,
 } from './support/gateway.js';
-import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 describe('response cache shared through Redis by two gateway replicas', () => {
   let first: FastifyInstance;

@@ -5,19 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from '../../scripts/test/ports.js';
-import { GatewayProcess } from './support/cli-process.js';
-import { WRITE_TOKEN, createFixtureDatabase } from './support/gateway.js';
+import { WRITE_TOKEN, createFixtureDatabase, startGatewayCli } from './support/gateway.js';
 
 describe('catalog-gateway CLI', () => {
   it('refuses bad settings at start-up with a message naming each one', async () => {
-    const gateway = new GatewayProcess([], { PORT: 'eighty', CACHE_TTL_SECONDS: '-1', DATABASE_URL: 'not a url' });
+    const gateway = startGatewayCli([], { PORT: 'eighty', CACHE_TTL_SECONDS: '-1', DATABASE_URL: 'not a url' });
     assert.equal(await gateway.exited, 2);
     assert.match(gateway.output, /invalid gateway configuration/);
     for (const variable of ['PORT', 'CACHE_TTL_SECONDS', 'DATABASE_URL']) assert.match(gateway.output, new RegExp(`${variable}:`));
   });
 
   it('asks for DATABASE_URL or --embedded when neither is given', async () => {
-    const gateway = new GatewayProcess([], {});
+    const gateway = startGatewayCli([], {});
     assert.equal(await gateway.exited, 2);
     assert.match(gateway.output, /DATABASE_URL is not set: set it, or start with --embedded/);
   });
@@ -27,8 +26,8 @@ describe('catalog-gateway CLI', () => {
     try {
       const port = await freePort();
       const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
-      const first = new GatewayProcess(['--embedded'], env);
-      await first.waitFor('catalog-gateway ready');
+      const first = startGatewayCli(['--embedded'], env);
+      await first.waitForOutput('catalog-gateway ready');
       assert.match(first.output, /first start: generating and loading a sample catalog/);
       assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
       const base = `http://127.0.0.1:${port}`;
@@ -44,8 +43,8 @@ describe('catalog-gateway CLI', () => {
       assert.equal((await page.json()).data.product.name, product.name);
       assert.equal(await first.stop(), 0);
 
-      const second = new GatewayProcess(['--embedded'], env);
-      await second.waitFor('catalog-gateway ready');
+      const second = startGatewayCli(['--embedded'], env);
+      await second.waitForOutput('catalog-gateway ready');
       assert.doesNotMatch(second.output, /first start/);
       assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
       assert.equal(await second.stop(), 0);
@@ -56,13 +55,13 @@ describe('catalog-gateway CLI', () => {
 
   it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
     const port = await freePort();
-    const gateway = new GatewayProcess([], {
+    const gateway = startGatewayCli([], {
       DATABASE_URL: await createFixtureDatabase(),
       PORT: String(port),
       WRITE_TOKEN,
       LOG_LEVEL: 'debug',
     });
-    await gateway.waitFor('catalog-gateway ready');
+    await gateway.waitForOutput('catalog-gateway ready');
 
     // A write whose body is only half sent when the signal arrives.
     const body = JSON.stringify({ name: 'Sent across a shutdown' });
@@ -82,10 +81,10 @@ describe('catalog-gateway CLI', () => {
       inFlight.on('error', reject);
     });
     inFlight.write(body.slice(0, 10));
-    await gateway.waitFor('"msg":"incoming request"');
+    await gateway.waitForOutput('"msg":"incoming request"');
 
-    gateway.child.kill('SIGTERM');
-    await gateway.waitFor('shutting down: draining in-flight requests');
+    gateway.signal('SIGTERM');
+    await gateway.waitForOutput('shutting down: draining in-flight requests');
     await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'no new connections once draining');
 
     inFlight.end(body.slice(10));

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { schema } from '../src/graphql/jit-execution.js';
 import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
-import { PRODUCT_PAGE_QUERY } from './support/queries.js';
+import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 describe('GraphQL over the fixture catalog', () => {
   let app: FastifyInstance;

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import type { LoadReport } from '../src/load/load-report.js';
 import type { RejectedRecord } from '../src/load/rejects-writer.js';
-import { exitOf, spawnLoaderCli } from './loader-process.js';
+import { runLoaderCli } from './loader-process.js';
 
 /** Physical lines as any line-counting tool sees them: LF-terminated lines plus an unterminated last one. */
 function physicalLines(text: string): number {
@@ -19,11 +19,11 @@ test('catalog-loader generate --dirty then load: every line is loaded or rejecte
   const dir = await mkdtemp(join(tmpdir(), 'loader-cli-'));
   const dataDir = join(dir, 'export');
   const reportFile = join(dir, 'report.json');
-  const generated = await exitOf(spawnLoaderCli(['generate', '--out', dataDir, '--products', '3000', '--dirty']));
+  const generated = await runLoaderCli(['generate', '--out', dataDir, '--products', '3000', '--dirty']);
   assert.equal(generated.code, 0, generated.output);
 
   const databaseUrl = await createTestDatabase('loader_cli');
-  const loaded = await exitOf(spawnLoaderCli(['load', '--data', dataDir, '--report', reportFile], { DATABASE_URL: databaseUrl }));
+  const loaded = await runLoaderCli(['load', '--data', dataDir, '--report', reportFile], { DATABASE_URL: databaseUrl });
   assert.equal(loaded.code, 0, loaded.output);
 
   const report = JSON.parse(await readFile(reportFile, 'utf8')) as LoadReport;
@@ -78,7 +78,7 @@ test('catalog-loader generate --dirty then load: every line is loaded or rejecte
 });
 
 test('catalog-loader load without a database names the problem', async () => {
-  const result = await exitOf(spawnLoaderCli(['load', '--data', '/nonexistent'], { DATABASE_URL: '' }));
+  const result = await runLoaderCli(['load', '--data', '/nonexistent'], { DATABASE_URL: '' });
   assert.notEqual(result.code, 0);
   assert.match(result.output, /no database: pass --database-url or set DATABASE_URL/);
 });

@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { generateCatalog } from '../src/generate/generate-catalog.js';
 import { loadCatalog } from '../src/load/load-catalog.js';
 import { catalogFingerprint, loaderSchemas } from './catalog-state.js';
-import { exitOf, spawnLoaderCli, stdoutLine } from './loader-process.js';
+import { startLoaderCli } from './loader-process.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -22,12 +22,12 @@ test('a load killed mid-COPY leaves the old catalog served, and a rerun converge
   await loadCatalog({ databaseUrl, dataDir: oldExport, logger: silent });
   const oldCatalog = await catalogFingerprint(databaseUrl);
 
-  const loader = spawnLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
-  const exited = exitOf(loader);
+  const loader = startLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
   // Four files are in, photos.csv is streaming: the build schema is half-loaded.
-  await stdoutLine(loader, (line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
-  loader.kill('SIGKILL');
-  assert.equal((await exited).signal, 'SIGKILL');
+  await loader.waitForOutput((line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
+  loader.signal('SIGKILL');
+  await loader.exited;
+  assert.equal(loader.signalCode, 'SIGKILL');
 
   assert.deepEqual(await catalogFingerprint(databaseUrl), oldCatalog, 'the old catalog is still served, unchanged');
   assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the killed build is left behind');
@@ -56,12 +56,12 @@ test('a load stopped by SIGTERM mid-COPY drops its own build schema and exits 14
   await loadCatalog({ databaseUrl, dataDir: oldExport, logger: silent });
   const oldCatalog = await catalogFingerprint(databaseUrl);
 
-  const loader = spawnLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
-  const exited = exitOf(loader);
-  await stdoutLine(loader, (line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
+  const loader = startLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
+  await loader.waitForOutput((line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
   assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the build is under way');
-  loader.kill('SIGTERM');
-  const { code, output } = await exited;
+  loader.signal('SIGTERM');
+  const code = await loader.exited;
+  const output = loader.output;
   assert.equal(code, 143, output);
   assert.match(output, /load interrupted \(SIGTERM\)/);
   assert.deepEqual(await loaderSchemas(databaseUrl), ['catalog'], 'no build schema is left');

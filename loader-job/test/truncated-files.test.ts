@@ -10,7 +10,7 @@ import { loadCatalog } from '../src/load/load-catalog.js';
 import type { LoadReport } from '../src/load/load-report.js';
 import type { RejectedRecord } from '../src/load/rejects-writer.js';
 import { catalogFingerprint, loaderSchemas } from './catalog-state.js';
-import { exitOf, spawnLoaderCli } from './loader-process.js';
+import { runLoaderCli } from './loader-process.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -47,7 +47,7 @@ describe('a truncated export is never swapped into service', () => {
   it('product.csv cut in half: refused by the reject-ratio guard (children become orphans), old catalog served', async () => {
     const { databaseUrl, cutExport, served } = await servedCatalogAndCutCopy('products', 'product.csv');
     const reportFile = join(dir, 'products-report.json');
-    const result = await exitOf(spawnLoaderCli(['load', '--data', cutExport, '--report', reportFile], { DATABASE_URL: databaseUrl }));
+    const result = await runLoaderCli(['load', '--data', cutExport, '--report', reportFile], { DATABASE_URL: databaseUrl });
     assert.equal(result.code, 3, `refused with exit code 3\n${result.output}`);
     assert.match(result.output, /refused to swap/);
     assert.deepEqual(await catalogFingerprint(databaseUrl), served, 'the served catalog is untouched');
@@ -84,9 +84,7 @@ describe('a truncated export is never swapped into service', () => {
 
   it('--max-reject-ratio and --allow-shrink override the guards', async () => {
     const { databaseUrl, cutExport, served } = await servedCatalogAndCutCopy('override', 'product.csv');
-    const result = await exitOf(
-      spawnLoaderCli(['load', '--data', cutExport, '--max-reject-ratio', '1', '--allow-shrink'], { DATABASE_URL: databaseUrl }),
-    );
+    const result = await runLoaderCli(['load', '--data', cutExport, '--max-reject-ratio', '1', '--allow-shrink'], { DATABASE_URL: databaseUrl });
     assert.equal(result.code, 0, result.output);
     assert.notDeepEqual(await catalogFingerprint(databaseUrl), served);
   });

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { freePort } from './ports.js';
+import { GroupProcess } from './process.js';
 
 /** A real redis-server (from the system) on a private loopback port, without persistence. */
 export interface RedisServer {
@@ -18,35 +17,30 @@ const REDIS_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
 export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  let server: GroupProcess | undefined;
 
   const start = async () => {
-    const proc = spawn(REDIS_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      proc.on('error', (error) => reject(new Error(`cannot run ${REDIS_BIN} (install Debian's redis-server): ${error.message}`)));
-      proc.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-      proc.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Ready to accept connections')) resolve();
-      });
-    });
+    server = new GroupProcess(`${REDIS_BIN} (Debian's redis-server package)`, REDIS_BIN, [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ]);
+    await server.waitForOutput('Ready to accept connections', 30_000);
   };
   await start();
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     async stop() {
-      if (!child || child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
+      await server?.stop(0);
     },
     start,
-    freeze: () => child?.kill('SIGSTOP'),
-    thaw: () => child?.kill('SIGCONT'),
+    freeze: () => server?.signal('SIGSTOP'),
+    thaw: () => server?.signal('SIGCONT'),
   };
 }

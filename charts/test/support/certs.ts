@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runOk } from './run.js';
+import { runOk } from '../../../scripts/test/process.js';
 import { requireTool } from './tools.js';
 
 export interface KeyPair {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { run, runOk, type RunResult } from './run.js';
+import { run, runOk, type RunResult } from '../../../scripts/test/process.js';
 import { requireTool } from './tools.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));

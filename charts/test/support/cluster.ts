@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
 import { createClusterCertificates, type ClientName, type ClusterCertificates } from './certs.js';
-import { GroupProcess, waitFor } from './processes.js';
-import { run, runOk } from './run.js';
+import { GroupProcess, run, runOk } from '../../../scripts/test/process.js';
+import { waitFor } from '../../../scripts/test/wait.js';
 import { requireTool } from './tools.js';
 
 const KWOK_STAGES = fileURLToPath(new URL('kwok-stages.yaml', import.meta.url));

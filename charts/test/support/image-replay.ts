@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { REPO_ROOT } from './chart.js';
-import { runOk } from './run.js';
+import { runOk } from '../../../scripts/test/process.js';
 
 /** A Dockerfile's final stage, laid out in a temp dir standing in for the image's filesystem. */
 export interface ReplayedImage {

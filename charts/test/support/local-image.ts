@@ -1,4 +1,4 @@
-import { run, runOk, type RunResult } from './run.js';
+import { run, runOk, type RunResult } from '../../../scripts/test/process.js';
 
 /** What an image's config says about how it runs. */
 export interface ImageConfig {

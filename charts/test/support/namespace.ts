@@ -1,5 +1,5 @@
-import { waitFor } from './processes.js';
-import type { RunResult } from './run.js';
+import type { RunResult } from '../../../scripts/test/process.js';
+import { waitFor } from '../../../scripts/test/wait.js';
 
 interface KubectlRunner {
   kubectl(args: string[], input?: string): Promise<string>;

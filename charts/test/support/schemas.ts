@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runOk } from './run.js';
+import { runOk } from '../../../scripts/test/process.js';
 import { requireTool } from './tools.js';
 
 /** Kubernetes version whose API schemas the rendered chart is validated against (offline). */

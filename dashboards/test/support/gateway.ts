@@ -8,7 +8,8 @@ import { generateCatalog, loadCatalog } from '@catalog/loader-job';
 import pino from 'pino';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { freePort } from '../../../scripts/test/ports.js';
-import { startServiceProcess } from './service-process.js';
+import { startServer } from '../../../scripts/test/process.js';
+import { answersOk } from '../../../scripts/test/wait.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -30,16 +31,17 @@ export async function startGatewayWithCatalog(products: number): Promise<TestGat
 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await startServiceProcess({
-    name: 'catalog-gateway',
-    command: process.execPath,
-    args: ['--import', 'tsx', 'gateway/src/cli.ts'],
-    options: {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-    },
-    readyUrl: `${baseUrl}/readyz`,
+  const server = await startServer('catalog-gateway', process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    isReady: () => answersOk(`${baseUrl}/readyz`),
     timeoutMs: 60_000,
   });
-  return { baseUrl, target: `127.0.0.1:${port}`, stop: () => server.stop() };
+  return {
+    baseUrl,
+    target: `127.0.0.1:${port}`,
+    stop: async () => {
+      await server.stop();
+    },
+  };
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
-import { startServiceProcess } from './service-process.js';
+import { startServer } from '../../../scripts/test/process.js';
+import { answersOk, waitFor } from '../../../scripts/test/wait.js';
 
 const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
 export const RULES_FILE = fileURLToPath(new URL('../../prometheus-rules.yml', import.meta.url));
@@ -38,19 +39,18 @@ export async function startPrometheus(scrapeTargets: Record<string, string>): Pr
   const configFile = join(dir, 'prometheus.yml');
   await writeFile(configFile, JSON.stringify(config)); // JSON is YAML
   const url = `http://127.0.0.1:${port}`;
-  const server = await startServiceProcess({
-    name: "Prometheus (Debian's prometheus package)",
-    command: PROMETHEUS_BIN,
-    args: [
+  const server = await startServer(
+    "Prometheus (Debian's prometheus package)",
+    PROMETHEUS_BIN,
+    [
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--web.enable-remote-write-receiver',
       '--log.level=warn',
     ],
-    readyUrl: `${url}/-/ready`,
-    timeoutMs: 30_000,
-  }).catch(async (error: unknown) => {
+    { isReady: () => answersOk(`${url}/-/ready`), timeoutMs: 30_000 },
+  ).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw error;
   });
@@ -75,13 +75,12 @@ export async function startPrometheus(scrapeTargets: Record<string, string>): Pr
       return (await get<{ result: PrometheusSample[] }>(`/api/v1/query_range?${params}`)).result;
     },
     async waitForTarget(job) {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const up = await query(`up{job="${job}"}`, Date.now() / 1000);
-        if (up.some((sample) => sample.value?.[1] === '1')) return;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      throw new Error(`Prometheus did not scrape job ${job} successfully within 30 s`);
+      await waitFor(
+        `Prometheus to scrape job ${job} successfully`,
+        async () => (await query(`up{job="${job}"}`, Date.now() / 1000)).some((sample) => sample.value?.[1] === '1') || undefined,
+        30_000,
+        200,
+      );
     },
     async stop() {
       await server.stop();

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
-import { answersOk, startServerProcess, type ServerProcess } from './server-process.js';
+import { answersOk } from '../../../scripts/test/wait.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.ts', import.meta.url));
 

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
-import { answersOk, startServerProcess, type ServerProcess } from './server-process.js';
+import { answersOk } from '../../../scripts/test/wait.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

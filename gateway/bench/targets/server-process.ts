@@ -1,8 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer } from '../../../scripts/test/process.js';
 
 /** A benchmark target running as its own process on a loopback port. */
 export interface ServerProcess {
@@ -30,49 +26,23 @@ export interface ServerProcessSpec {
 
 export async function startServerProcess(spec: ServerProcessSpec): Promise<ServerProcess> {
   const baseUrl = `http://127.0.0.1:${spec.port}`;
-  const log = createWriteStream(spec.logFile);
-  await once(log, 'open');
-  const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', log, log] });
-  const describeExit = async () =>
-    `${spec.name} exited (code ${child.exitCode}, signal ${child.signalCode}); last log lines from ${spec.logFile}:\n` +
-    (await readFile(spec.logFile, 'utf8')).split('\n').slice(-25).join('\n');
-
-  const deadline = Date.now() + spec.startupTimeoutMs;
-  while (!(await spec.isReady(baseUrl).catch(() => false))) {
-    if (hasExited(child)) throw new Error(await describeExit());
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${spec.name} was not ready within ${spec.startupTimeoutMs} ms (log: ${spec.logFile})`);
-    }
-    await sleep(250);
-  }
+  const server = await startServer(spec.name, spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    logFile: spec.logFile,
+    isReady: () => spec.isReady(baseUrl),
+    timeoutMs: spec.startupTimeoutMs,
+  });
   return {
     name: spec.name,
     baseUrl,
-    pid: child.pid!,
+    pid: server.pid!,
     assertAlive() {
-      if (hasExited(child)) throw new Error(`${spec.name} died during the benchmark (log: ${spec.logFile})`);
+      if (!server.running) throw new Error(`${spec.name} died during the benchmark\n${server.logTail()}`);
     },
     async stop() {
-      if (hasExited(child)) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
       // Give graceful shutdown a bounded time, then make sure nothing is left running.
-      const forceKill = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(forceKill);
-      log.end();
+      await server.stop(15_000);
     },
   };
-}
-
-function hasExited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-/** Readiness probe: true when `url` answers 2xx. */
-export async function answersOk(url: string, init?: RequestInit): Promise<boolean> {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
-  await response.arrayBuffer();
-  return response.ok;
 }

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/loader-job';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { GroupProcess } from '../../../scripts/test/process.js';
+import { waitFor } from '../../../scripts/test/wait.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
@@ -48,7 +51,10 @@ export async function startGateway(databaseUrl: string, env: Record<string, stri
  * A gateway listening on a free loopback port, for what `inject` cannot show: the hot lane in
  * front of Fastify, raw HTTP errors, outside clients. Returns the app and its base URL.
  */
-export async function startListeningGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; base: string }> {
+export async function startListeningGateway(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ app: FastifyInstance; base: string }> {
   const app = await startGateway(databaseUrl, env);
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
@@ -85,11 +91,17 @@ export function testRedisUrl(database: number): string {
   return `${url}/${database}`;
 }
 
-/** Retries `probe` until it returns true (a bounded number of times), for effects that arrive asynchronously. */
-export async function eventually(what: string, probe: () => Promise<boolean>, attempts = 100): Promise<void> {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting: ${what}`);
+/** Waits until `probe` holds, for effects that arrive asynchronously. */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  await waitFor(what, async () => (await probe()) || undefined, timeoutMs, 50);
+}
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The gateway CLI from source (`catalog-gateway <args>`) as a child process, its output kept for assertions. */
+export function startGatewayCli(args: string[], env: Record<string, string>): GroupProcess {
+  return new GroupProcess('catalog-gateway', process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts', ...args], undefined, {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+  });
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { sleepSync } from './cgroups.js';
-import { run, runOk } from '../run.js';
+import { run, runOk } from '../../../../scripts/test/process.js';
 
 /**
  * A network namespace of the test's own, with a bridge the node's pods attach to. Nothing the
