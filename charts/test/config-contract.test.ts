@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { loadConfig } from '../../gateway/src/config.js';
+import { loadConfig } from '@catalog/gateway';
 import { chartKey, chartSettings, renderContract } from '../../scripts/config-contract.js';
 import { Helm, REPO_ROOT } from './support/chart.js';
 
