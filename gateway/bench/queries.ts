@@ -58,7 +58,11 @@ interface PostgraphileProduct {
   relatedsByProductId: Nodes<{ relatedProductId: string }>;
 }
 
-const sortedIds = (ids: string[]) => ids.map(Number).sort((a, b) => a - b).join(',');
+const sortedIds = (ids: string[]) =>
+  ids
+    .map(Number)
+    .sort((a, b) => a - b)
+    .join(',');
 
 export function productPageShape(dialect: GraphqlDialect, data: Record<string, unknown>): ProductPageShape {
   if (dialect === 'gateway') {
