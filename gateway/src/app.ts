@@ -96,6 +96,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     genReqId: nextRequestId,
     schemaErrorFormatter: formatValidationError,
     clientErrorHandler: answerClientError,
+    // While draining, a request that reached this replica on an open connection is served (with
+    // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.
+    return503OnClosing: false,
   });
   app.decorate('services', services);
   app.addHook('onRequest', (request, reply, done) => {
