@@ -32,7 +32,7 @@ export const configSchema = z.object({
  * are generated from this and the schema above (`npm run config-docs`), never written by hand.
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
-  DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (with `--embedded`: private Postgres under `.data/`)' },
+  DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
   REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
