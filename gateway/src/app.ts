@@ -43,7 +43,7 @@ export interface AppDependencies {
 
 /** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or start with --embedded)');
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or run `npm start` in the repository)');
   const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
   const metrics = createMetrics();
   const db = new Database({

@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The gateway CLI as a child process, with its output collected for assertions. */
+/** The gateway CLI (or another entry, such as `npm start`'s) as a child process, with its output collected for assertions. */
 export class GatewayProcess {
   readonly child: ChildProcess;
   output = '';
   readonly exited: Promise<number | null>;
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts', ...args], {
+  constructor(args: string[], env: Record<string, string>, entry = 'gateway/src/cli.ts') {
+    this.child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/loader-job';
+import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/contract';
 import { readFile } from 'node:fs/promises';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
