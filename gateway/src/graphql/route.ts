@@ -27,7 +27,8 @@ function headerMapOf(request: FastifyRequest): HeaderMap {
 
 /**
  * POST /graphql: Apollo executes, and query responses (never mutations, never errors) go
- * through the response cache, keyed by document, operation name and variables.
+ * through the response cache, keyed by document, operation name and variables. Every request's
+ * operation metrics are recorded here, whether it was executed or answered from the cache.
  */
 export function graphqlRoute(services: Services) {
   return async (app: FastifyInstance) => {
