@@ -5,7 +5,7 @@ import { PRODUCT_LIST_TAG } from './cache/tags.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
-import { createApollo, graphqlRoute } from './graphql/route.js';
+import { graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
 import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
@@ -115,15 +115,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  const apollo = await createApollo(services);
   await app.register(healthRoutes(db));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
-  await app.register(graphqlRoute(services, apollo));
+  await app.register(graphqlRoute(services));
 
   app.addHook('onClose', async () => {
     await catalogSwaps.close();
-    await apollo.stop();
     await db.close();
     await cache.settled();
     cache.stop();
