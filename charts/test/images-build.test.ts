@@ -118,10 +118,12 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     });
   }
 
-  test('the gateway image holds, of the loader workspace, only the schema contract module', async () => {
+  test('the gateway image holds, of the loader workspace, only its manifest (npm ci checks it), and the contract package', async () => {
     const image = await mount(PROJECT_IMAGES.gateway.ref);
     const files = await image.run(['find', 'loader-job', '-type', 'f']);
-    assert.deepEqual(files.stdout.split('\n').filter(Boolean).sort(), ['loader-job/dist/schema.js', 'loader-job/package.json']);
+    assert.deepEqual(files.stdout.split('\n').filter(Boolean).sort(), ['loader-job/package.json']);
+    const contract = await image.run(['node', '-e', 'import("@catalog/contract").then((c) => c.readSql("schema.sql")).then((sql) => console.log(sql.includes("CREATE TABLE products")))'], );
+    assert.equal(contract.stdout.trim(), 'true', contract.stderr);
   });
 
   test('the postgres stand-in initialises from POSTGRES_* as uid 999 and takes postgres options as arguments', async () => {

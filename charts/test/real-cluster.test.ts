@@ -295,7 +295,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     const failed = summary.metrics.http_req_failed.passes;
     console.log(`# during pod deletion + rolling restart: ${requests} requests, ${failed} failed`);
     assert.ok(requests > 100, `k6 sent ${requests} requests`);
-    assert.equal(failed, 0, 'failed requests');
+    assert.equal(failed, 0, `failed requests:\n${load.failures().join('\n')}`);
     assert.equal(summary.metrics.checks.fails, 0, 'failed checks');
   });
 
@@ -407,13 +407,15 @@ async function startK6(load: { vus: number; duration: string; pauseSeconds: numb
   const [command, args] = cluster.inNamespace(requireTool('k6'), [
     'run', '--no-usage-report', '--quiet', '--summary-export', summaryFile, K6_SCRIPT,
   ]);
-  const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', 'k6.log'), {
+  const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', `k6-${Date.now()}.log`), {
     env: {
       ...process.env, BASE_URL: await gatewayServiceUrl(), VUS: String(load.vus), DURATION: load.duration,
       PAUSE_SECONDS: String(load.pauseSeconds),
     },
   });
   return {
+    /** The failed requests k6 logged (time, method, URL, status, network error). */
+    failures: () => k6.output.split('\n').filter((line) => line.includes('request failed:')),
     stop: async (): Promise<K6Summary> => {
       await k6.stop(30_000);
       if (!existsSync(summaryFile)) throw new Error(`k6 wrote no summary\n${k6.logTail()}`);

@@ -3,7 +3,8 @@ import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateCatalog, loadCatalog, readSql, SERVING_SCHEMA } from '@catalog/loader-job';
+import { readSql, SERVING_SCHEMA } from '@catalog/contract';
+import { generateCatalog, loadCatalog } from '@catalog/loader-job';
 import { SHARED_BUFFERS_MB, startBenchPostgres, type BenchPostgres } from './bench-postgres.js';
 import type { IdRange } from './plans.js';
 

@@ -5,7 +5,7 @@ import { PRODUCT_LIST_TAG } from './cache/tags.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
-import { createApollo, graphqlRoute } from './graphql/route.js';
+import { graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
 import { installConnectionDraining } from './http/drain.js';
 import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
@@ -43,7 +43,7 @@ export interface AppDependencies {
 
 /** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or start with --embedded)');
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or run `npm start` in the repository)');
   const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
   const metrics = createMetrics();
   const db = new Database({
@@ -96,6 +96,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     genReqId: nextRequestId,
     schemaErrorFormatter: formatValidationError,
     clientErrorHandler: answerClientError,
+    // While draining, a request that reached this replica on an open connection is served (with
+    // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.
+    return503OnClosing: false,
   });
   app.decorate('services', services);
   app.addHook('onRequest', (request, reply, done) => {
@@ -112,15 +115,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  const apollo = await createApollo(services);
   await app.register(healthRoutes(db));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
-  await app.register(graphqlRoute(services, apollo));
+  await app.register(graphqlRoute(services));
 
   app.addHook('onClose', async () => {
     await catalogSwaps.close();
-    await apollo.stop();
     await db.close();
     await cache.settled();
     cache.stop();

@@ -25,7 +25,6 @@ export const configSchema = z.object({
   GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
-  EMBEDDED_DATA_DIR: z.string().min(1).optional(),
 });
 
 /**
@@ -33,7 +32,7 @@ export const configSchema = z.object({
  * are generated from this and the schema above (`npm run config-docs`), never written by hand.
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
-  DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (with `--embedded`: private Postgres under `.data/`)' },
+  DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
   REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
@@ -64,7 +63,6 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   BODY_LIMIT_BYTES: { description: 'largest request body (413 beyond)' },
   SHUTDOWN_GRACE_MS: { description: 'on SIGTERM, how long in-flight requests may finish' },
-  EMBEDDED_DATA_DIR: { description: 'where `--embedded` keeps its Postgres and sample catalog', defaultText: '`.data/`' },
 };
 
 /** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */

@@ -7,6 +7,9 @@ import { describe, it } from 'node:test';
 import { freePort } from '../../scripts/test/ports.js';
 import { WRITE_TOKEN, createFixtureDatabase, startGatewayCli } from './support/gateway.js';
 
+/** What `npm start` runs (the root package.json's start script). */
+const NPM_START = 'scripts/dev/start-embedded.ts';
+
 describe('catalog-gateway CLI', () => {
   it('refuses bad settings at start-up with a message naming each one', async () => {
     const gateway = startGatewayCli([], { PORT: 'eighty', CACHE_TTL_SECONDS: '-1', DATABASE_URL: 'not a url' });
@@ -15,18 +18,18 @@ describe('catalog-gateway CLI', () => {
     for (const variable of ['PORT', 'CACHE_TTL_SECONDS', 'DATABASE_URL']) assert.match(gateway.output, new RegExp(`${variable}:`));
   });
 
-  it('asks for DATABASE_URL or --embedded when neither is given', async () => {
+  it('asks for DATABASE_URL or `npm start` when DATABASE_URL is not given', async () => {
     const gateway = startGatewayCli([], {});
     assert.equal(await gateway.exited, 2);
-    assert.match(gateway.output, /DATABASE_URL is not set: set it, or start with --embedded/);
+    assert.match(gateway.output, /DATABASE_URL is not set: set it, or run `npm start`/);
   });
 
-  it('--embedded starts its own Postgres with a sample catalog, serves it, and reuses it on the next start', { timeout: 240_000 }, async () => {
+  it('npm start starts its own Postgres with a sample catalog, serves it, and reuses it on the next start', { timeout: 240_000 }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'gateway-embedded-'));
     try {
       const port = await freePort();
       const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
-      const first = startGatewayCli(['--embedded'], env);
+      const first = startGatewayCli([], env, NPM_START);
       await first.waitForOutput('catalog-gateway ready');
       assert.match(first.output, /first start: generating and loading a sample catalog/);
       assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
@@ -43,7 +46,7 @@ describe('catalog-gateway CLI', () => {
       assert.equal((await page.json()).data.product.name, product.name);
       assert.equal(await first.stop(), 0);
 
-      const second = startGatewayCli(['--embedded'], env);
+      const second = startGatewayCli([], env, NPM_START);
       await second.waitForOutput('catalog-gateway ready');
       assert.doesNotMatch(second.output, /first start/);
       assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);

@@ -3,9 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
-import { schema } from '../src/graphql/jit-execution.js';
+import { createSchema } from '../src/graphql/schema.js';
 import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
+
+const schema = createSchema();
 
 describe('GraphQL over the fixture catalog', () => {
   let app: FastifyInstance;
@@ -153,6 +155,23 @@ describe('GraphQL over the fixture catalog', () => {
     assert.deepEqual(again.json(), { data: { deleteProduct: false } });
     const missing = await graphql(app, 'mutation { updateProduct(id: 4, input: { name: "x" }) { id } }', undefined, authorized);
     assert.deepEqual(missing.json(), { data: { updateProduct: null } });
+  });
+
+  it('parses each document once: the route, the operation guard, the cost check and the executor share it', async () => {
+    const parses = async () => {
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(/^catalog_graphql_document_parses_total (\d+)$/m.exec(metrics)?.[1]);
+    };
+    const before = await parses();
+    assert.ok(Number.isInteger(before), 'the parse counter is exposed');
+    // A document never sent before, run (cache misses) with three different variables.
+    const page = 'query ParseOnce($id: ID!) { product(id: $id) { id name styles { id } } }';
+    for (const id of ['1', '2', '3']) assert.equal((await graphql(app, page, { id })).statusCode, 200);
+    assert.equal(await parses(), before + 1, 'one parse for three requests: Apollo was handed the same document');
+    // A mutation (never cached) goes through Apollo every time, still on the one parsed document.
+    const rename = 'mutation ParseOnceRename { updateProduct(id: 1, input: { slogan: "Parsed once" }) { id } }';
+    for (let round = 0; round < 2; round += 1) assert.equal((await graphql(app, rename, undefined, authorized)).statusCode, 200);
+    assert.equal(await parses(), before + 2);
   });
 
   it('counts operations by name, type and outcome in /metrics', async () => {

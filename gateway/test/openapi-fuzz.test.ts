@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { run } from '../../scripts/test/process.js';
 import { WRITE_TOKEN, createFixtureDatabase, startListeningGateway } from './support/gateway.js';
 
 /** Where .ci/install-python-tools.sh puts schemathesis. */
@@ -14,17 +14,6 @@ const SCHEMATHESIS = join(VENV, 'bin/schemathesis');
 const CONFIG = fileURLToPath(new URL('fixtures/schemathesis.toml', import.meta.url));
 const missing = existsSync(SCHEMATHESIS) ? undefined : `schemathesis is not installed in ${VENV}: run .ci/install-python-tools.sh`;
 if (missing && process.env.CI === 'true') throw new Error(missing);
-
-function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    // Run from the temp dir: schemathesis keeps a .schemathesis/ cache in its working directory.
-    const child = spawn(command, args, { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 /**
  * Property-based fuzzing of the served OpenAPI document: schemathesis generates valid and
@@ -41,7 +30,7 @@ describe('the served OpenAPI document holds under property-based fuzzing', { ski
   after(() => app.close());
 
   it('0 server errors and 0 schema violations', { timeout: 300_000 }, async () => {
-    const { code, output } = await run(SCHEMATHESIS, [
+    const { code, stdout, stderr } = await run(SCHEMATHESIS, [
       '--config-file', CONFIG,
       'run', `${base}/docs/json`,
       '--checks', 'all',
@@ -52,7 +41,9 @@ describe('the served OpenAPI document holds under property-based fuzzing', { ski
       '--request-timeout', '10',
       '--output-truncate', 'true',
       '--workers', '1',
-    ]);
+      // From the temp dir: schemathesis keeps a .schemathesis/ cache in its working directory.
+    ], { cwd: tmpdir(), env: { NO_COLOR: '1' } });
+    const output = stdout + stderr;
     const summary = output.split('\n').filter((line) => /SUMMARY|Failures|❌|✅|generated|passed|failed/.test(line)).join('\n');
     assert.equal(code, 0, `schemathesis found problems:\n${output.slice(-6_000)}`);
     assert.match(output, /\d+ generated/, 'cases were generated');

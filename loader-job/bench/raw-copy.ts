@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { addCatalogConstraints, createCatalogSchema, SERVING_SCHEMA } from '@catalog/contract';
 import { CATALOG_FILES } from '../src/catalog-files.js';
-import { addCatalogConstraints, createCatalogSchema, SERVING_SCHEMA } from '../src/schema.js';
 
 /**
  * The baseline: Postgres's own CSV COPY of the clean files straight into unindexed tables,

@@ -1,4 +1,3 @@
-export { SERVING_SCHEMA, CATALOG_SWAPPED_CHANNEL, createCatalogSchema, addCatalogConstraints, readSql } from './schema.js';
 export { CATALOG_FILES, type CatalogFileSpec, type TableName } from './catalog-files.js';
 export { generateCatalog, type GenerateCatalogOptions, type GenerateCatalogResult } from './generate/generate-catalog.js';
 export { loadCatalog, type LoadCatalogOptions } from './load/load-catalog.js';

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const TEST_ROOTS = ['loader-job/test', 'gateway/test', 'charts/test', 'dashboards/test', 'k6/test', 'scripts/test'];
+const TEST_ROOTS = ['contract/test', 'loader-job/test', 'gateway/test', 'charts/test', 'dashboards/test', 'k6/test', 'scripts/test'];
 const TEST_FILE = /\.test\.(ts|mjs)$/;
 
 async function findTestFiles(dir) {

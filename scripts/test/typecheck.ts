@@ -9,6 +9,8 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Every tsconfig that tsc checks, relative to the repo root. */
 export const TYPE_CHECKED_PROJECTS = [
+  'contract',
+  'contract/test',
   'loader-job',
   'loader-job/test',
   'loader-job/bench',
@@ -18,6 +20,7 @@ export const TYPE_CHECKED_PROJECTS = [
   'charts/test',
   'dashboards',
   'k6',
+  'scripts/dev',
 ] as const;
 
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));

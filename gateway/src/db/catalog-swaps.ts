@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-// The schema contract alone: the gateway image ships no other module of the loader.
-import { CATALOG_SWAPPED_CHANNEL } from '@catalog/loader-job/schema';
+import { CATALOG_SWAPPED_CHANNEL } from '@catalog/contract';
 
 /** Reconnect delays after the listening connection is lost (the last one repeats). */
 const RECONNECT_DELAYS_MS = [500, 1_000, 2_000, 5_000];

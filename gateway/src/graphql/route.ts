@@ -1,16 +1,15 @@
-import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { getOperationAST } from 'graphql';
 import { graphqlCacheKey } from '../cache/keys.js';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { createRequestScope, type Services } from '../services.js';
+import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
-import { formatGatewayError, errorStatusPlugin } from './error-status-plugin.js';
-import { complexityLimitPlugin, depthLimitRule } from './limits.js';
-import { metricsPlugin, recordOperation } from './metrics-plugin.js';
-import { operationGuardPlugin } from './operation-guard.js';
-import { operationOf } from './operation-type.js';
-import { jitExecution } from './jit-execution.js';
+import { DocumentCache } from './documents.js';
+import { recordOperation } from './operation-metrics.js';
+import { createSchema } from './schema.js';
+import { gatewayValidationRules } from './validation-rules.js';
 
 interface GraphQLBody {
   query?: unknown;
@@ -26,47 +25,33 @@ function headerMapOf(request: FastifyRequest): HeaderMap {
   return headers;
 }
 
-export async function createApollo(services: Services): Promise<ApolloServer<GraphQLContext>> {
-  const { config, metrics } = services;
-  const apollo = new ApolloServer<GraphQLContext>({
-    gateway: jitExecution(),
-    introspection: config.GRAPHQL_INTROSPECTION,
-    validationRules: [depthLimitRule(config.GRAPHQL_MAX_DEPTH)],
-    plugins: [
-      operationGuardPlugin,
-      complexityLimitPlugin(config.GRAPHQL_MAX_COMPLEXITY),
-      errorStatusPlugin,
-      metricsPlugin(metrics),
-      // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
-      ApolloServerPluginCacheControlDisabled(),
-    ],
-    includeStacktraceInErrorResponses: false,
-    // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.
-    stopOnTerminationSignals: false,
-    formatError: formatGatewayError,
-  });
-  await apollo.start();
-  return apollo;
-}
-
 /**
  * POST /graphql: Apollo executes, and query responses (never mutations, never errors) go
- * through the response cache, keyed by document, operation name and variables.
+ * through the response cache, keyed by document, operation name and variables. Every request's
+ * operation metrics are recorded here, whether it was executed or answered from the cache.
  */
-export function graphqlRoute(services: Services, apollo: ApolloServer<GraphQLContext>) {
+export function graphqlRoute(services: Services) {
   return async (app: FastifyInstance) => {
+    const { config, metrics } = services;
+    const schema = createSchema();
+    const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
+    const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
+    const apollo = await createApollo(services, { schema, documents, validationRules });
+    app.addHook('onClose', () => apollo.stop());
+
     app.post('/graphql', { schema: { hide: true } }, async (request, reply) => {
+      const started = performance.now();
       const body = (request.body ?? {}) as GraphQLBody;
       const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-      const operation = typeof body.query === 'string' ? operationOf(body.query, operationName) : undefined;
-      if (operation?.type === 'subscription') {
+      const document = typeof body.query === 'string' ? documents.lookUp(body.query).document : undefined;
+      const operation = (document && getOperationAST(document, operationName)) ?? undefined;
+      if (operation?.operation === 'subscription') {
         const error = { message: 'subscriptions are not supported: use query or mutation', extensions: { code: 'BAD_REQUEST' } };
         return reply.code(400).send({ errors: [error] });
       }
-      let executed = false;
+      let executionFailed = false;
 
       const execute = async (): Promise<ComputedResponse> => {
-        executed = true;
         const scope = createRequestScope(services);
         const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, failed: false };
         const response = await apollo.executeHTTPGraphQLRequest({
@@ -74,26 +59,24 @@ export function graphqlRoute(services: Services, apollo: ApolloServer<GraphQLCon
           context: async () => context,
         });
         if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
+        executionFailed = context.failed;
         return {
           status: response.status ?? 200,
           body: response.body.string,
           headers: response.headers,
-          meta: operation ? `${operation.type} ${operation.name}` : '',
+          meta: operation ? `${operation.operation} ${operation.name?.value ?? 'anonymous'}` : '',
           tags: scope.tags.values,
-          cacheable: operation?.type === 'query' && !context.failed,
+          cacheable: operation?.operation === 'query' && !context.failed,
         };
       };
 
-      const started = performance.now();
+      // Queries may be answered from the cache or by another request's identical in-flight execution.
       const served: ServedResponse =
-        operation?.type === 'query'
+        operation?.operation === 'query'
           ? await services.cache.getOrCompute(graphqlCacheKey(body.query as string, operationName, body.variables), execute)
           : await execute();
-      if (!executed && operation) {
-        // Answered from the cache or by another request's identical in-flight execution.
-        const labels = { operation_name: operation.name, operation_type: operation.type };
-        recordOperation(services.metrics, labels, served.status === 200 ? 'success' : 'error', (performance.now() - started) / 1_000);
-      }
+      const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
+      recordOperation(metrics, operationName, operation, outcome, (performance.now() - started) / 1_000);
       for (const [name, value] of served.headers ?? []) reply.header(name, value);
       return reply.code(served.status).type('application/json; charset=utf-8').send(served.body);
     });

@@ -57,6 +57,11 @@ export function createMetrics() {
       buckets: DURATION_BUCKETS,
       registers,
     }),
+    graphqlDocumentParses: new Counter({
+      name: 'catalog_graphql_document_parses_total',
+      help: 'GraphQL documents parsed: once per distinct query string while remembered (a rising rate means clients send ever-new documents)',
+      registers,
+    }),
     dbAdmissionRejections: new Counter({
       name: 'catalog_db_admission_rejections_total',
       help: 'Statements refused at once (503) because the database queue was full or its expected wait too long',

@@ -1,3 +1,4 @@
+import { SERVING_SCHEMA } from '@catalog/contract';
 import type { Database } from '../db/database.js';
 import { PRODUCT_COLUMNS, type ProductRow } from './products.js';
 
@@ -41,7 +42,7 @@ export type ProductDocument = ProductRow & ProductRelations;
 
 const FEATURES = `COALESCE((
   SELECT json_agg(json_build_object('feature', f.feature, 'value', f.value) ORDER BY f.id)
-    FROM catalog.features f WHERE f.product_id = p.id), '[]') AS features`;
+    FROM ${SERVING_SCHEMA}.features f WHERE f.product_id = p.id), '[]') AS features`;
 
 const STYLES = `COALESCE((
   SELECT json_agg(json_build_object(
@@ -50,16 +51,16 @@ const STYLES = `COALESCE((
       'default_style', s.default_style,
       'photos', COALESCE((
         SELECT json_agg(json_build_object('url', ph.url, 'thumbnail_url', ph.thumbnail_url) ORDER BY ph.id)
-          FROM catalog.photos ph WHERE ph.style_id = s.id), '[]'),
+          FROM ${SERVING_SCHEMA}.photos ph WHERE ph.style_id = s.id), '[]'),
       'skus', COALESCE((
         SELECT json_agg(json_build_object('id', k.id, 'size', k.size, 'quantity', k.quantity) ORDER BY k.id)
-          FROM catalog.skus k WHERE k.style_id = s.id), '[]')
+          FROM ${SERVING_SCHEMA}.skus k WHERE k.style_id = s.id), '[]')
     ) ORDER BY s.id)
-    FROM catalog.styles s WHERE s.product_id = p.id), '[]') AS styles`;
+    FROM ${SERVING_SCHEMA}.styles s WHERE s.product_id = p.id), '[]') AS styles`;
 
 const RELATED_IDS = `COALESCE((
   SELECT json_agg(r.related_product_id ORDER BY r.id)
-    FROM catalog.related r WHERE r.product_id = p.id), '[]') AS related_ids`;
+    FROM ${SERVING_SCHEMA}.related r WHERE r.product_id = p.id), '[]') AS related_ids`;
 
 const productColumns = PRODUCT_COLUMNS.split(', ').map((column) => `p.${column}`).join(', ');
 
@@ -88,6 +89,6 @@ export class ProductDocumentRepository {
   }
 
   private select<Row>(ids: readonly number[], columns: string): Promise<Row[]> {
-    return this.db.query(`SELECT ${columns} FROM catalog.products p WHERE p.id = ANY($1::bigint[])`, [ids]);
+    return this.db.query(`SELECT ${columns} FROM ${SERVING_SCHEMA}.products p WHERE p.id = ANY($1::bigint[])`, [ids]);
   }
 }

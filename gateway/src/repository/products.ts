@@ -1,3 +1,4 @@
+import { SERVING_SCHEMA } from '@catalog/contract';
 import type { Database } from '../db/database.js';
 
 export interface ProductRow {
@@ -30,13 +31,13 @@ export class ProductRepository {
   constructor(private readonly db: Database) {}
 
   findByIds(ids: readonly number[]): Promise<ProductRow[]> {
-    return this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM catalog.products WHERE id = ANY($1::bigint[])`, [ids]);
+    return this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM ${SERVING_SCHEMA}.products WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
   /** Keyset page in id order: rows after `afterId`, skipping `skip` (kept small by the caller). */
   listAfter(afterId: number, skip: number, limit: number): Promise<ProductRow[]> {
     return this.db.query(
-      `SELECT ${PRODUCT_COLUMNS} FROM catalog.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
+      `SELECT ${PRODUCT_COLUMNS} FROM ${SERVING_SCHEMA}.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
       [afterId, skip, limit],
     );
   }
@@ -44,7 +45,7 @@ export class ProductRepository {
   /** The id at every `spacing`-th position in id order (positions spacing, 2·spacing, …). */
   async idsAtEvery(spacing: number): Promise<number[]> {
     const rows = await this.db.query<{ id: number }>(
-      `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS position FROM catalog.products) numbered
+      `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS position FROM ${SERVING_SCHEMA}.products) numbered
         WHERE position % $1 = 0 ORDER BY id`,
       [spacing],
     );
@@ -56,7 +57,7 @@ export class ProductRepository {
     const values = columns.map((column) => fields[column]);
     const placeholders = columns.map((_, index) => `$${index + 1}`);
     const [row] = await this.db.query<ProductRow>(
-      `INSERT INTO catalog.products (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING ${PRODUCT_COLUMNS}`,
+      `INSERT INTO ${SERVING_SCHEMA}.products (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING ${PRODUCT_COLUMNS}`,
       values,
     );
     return row!;
@@ -67,7 +68,7 @@ export class ProductRepository {
     const columns = WRITABLE_COLUMNS.filter((column) => fields[column] !== undefined);
     const assignments = columns.map((column, index) => `${column} = $${index + 2}`);
     const [row] = await this.db.query<ProductRow>(
-      `UPDATE catalog.products SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
+      `UPDATE ${SERVING_SCHEMA}.products SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING ${PRODUCT_COLUMNS}`,
       [id, ...columns.map((column) => fields[column])],
     );
     return row ?? null;
@@ -75,7 +76,7 @@ export class ProductRepository {
 
   /** Deletes the product (its features, styles and related rows cascade); false when absent. */
   async delete(id: number): Promise<boolean> {
-    const rows = await this.db.query(`DELETE FROM catalog.products WHERE id = $1 RETURNING id`, [id]);
+    const rows = await this.db.query(`DELETE FROM ${SERVING_SCHEMA}.products WHERE id = $1 RETURNING id`, [id]);
     return rows.length > 0;
   }
 }

@@ -1,4 +1,4 @@
-import { PRODUCT_ID_PATTERN } from '../http/ids.js';
+import { PRODUCT_ID_PATTERN } from '@catalog/contract';
 
 // JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
 // and compile the response serialisers, whose property order is the legacy key order.

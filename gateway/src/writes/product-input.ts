@@ -1,3 +1,4 @@
+import { PRICE_FRACTION_DIGITS, PRICE_INTEGER_DIGITS, PRICE_MAX, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
 import { BadInputError } from '../errors.js';
 import type { ProductFields } from '../repository/products.js';
 import { createAjv, validationMessage } from '../validation/ajv.js';
@@ -21,21 +22,19 @@ const text = (maxLength: number, nullable: boolean) => ({
 /** numeric(12,2): a price with more decimals would be rounded by Postgres. */
 const price = {
   anyOf: [
-    { type: 'string', pattern: '^[0-9]{1,10}(\\.[0-9]{1,2})?$' },
-    { type: 'number', minimum: 0, maximum: 9_999_999_999.99, multipleOf: 0.01 },
+    { type: 'string', pattern: `^[0-9]{1,${PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${PRICE_FRACTION_DIGITS}})?$` },
+    { type: 'number', minimum: 0, maximum: PRICE_MAX, multipleOf: 0.01 },
     { type: 'null' },
   ],
   description: 'price, e.g. "140.00" or 140',
-  errorMessage: 'must be a price with at most two decimals, e.g. "140.00" or 140, from 0 to 9999999999.99',
+  errorMessage: `must be a price with at most two decimals, e.g. "140.00" or 140, from 0 to ${PRICE_MAX}`,
 } as const;
 
-// Text limits stay within the default 64 KiB body limit (BODY_LIMIT_BYTES), so what the schema
-// allows can actually be sent.
 const writableProductProperties = {
-  name: text(1_000, false),
-  slogan: text(10_000, true),
-  description: text(30_000, true),
-  category: text(1_000, true),
+  name: text(PRODUCT_TEXT_MAX_LENGTH.name, false),
+  slogan: text(PRODUCT_TEXT_MAX_LENGTH.slogan, true),
+  description: text(PRODUCT_TEXT_MAX_LENGTH.description, true),
+  category: text(PRODUCT_TEXT_MAX_LENGTH.category, true),
   default_price: price,
 } as const;
 

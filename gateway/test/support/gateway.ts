@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/loader-job';
+import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/contract';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { GroupProcess } from '../../../scripts/test/process.js';
@@ -98,9 +98,12 @@ export async function eventually(what: string, probe: () => Promise<boolean>, ti
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The gateway CLI from source (`catalog-gateway <args>`) as a child process, its output kept for assertions. */
-export function startGatewayCli(args: string[], env: Record<string, string>): GroupProcess {
-  return new GroupProcess('catalog-gateway', process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts', ...args], undefined, {
+/**
+ * The gateway CLI from source (`catalog-gateway <args>`, or another entry such as `npm start`'s) as
+ * a child process, its output kept for assertions.
+ */
+export function startGatewayCli(args: string[], env: Record<string, string>, entry = 'gateway/src/cli.ts'): GroupProcess {
+  return new GroupProcess('catalog-gateway', process.execPath, ['--import', 'tsx', entry, ...args], undefined, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
   });

@@ -1,6 +1,6 @@
 import pg from 'pg';
+import { readConstraintStatements } from '@catalog/contract';
 import type { TableName } from '../catalog-files.js';
-import { readConstraintStatements } from '../schema.js';
 import { backendPid } from './build-cleanup.js';
 
 /** `ALTER TABLE t`, `REFERENCES t`, `ON t (` (an index; not `ON DELETE`). */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
+import { SERVING_SCHEMA } from '@catalog/contract';
 import type { TableName } from '../catalog-files.js';
-import { SERVING_SCHEMA } from '../schema.js';
 import type { FileLoadReport } from './load-report.js';
 
 /**

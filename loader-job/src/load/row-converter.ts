@@ -1,3 +1,4 @@
+import { ID_MAX_DIGITS, PRICE_INTEGER_DIGITS } from '@catalog/contract';
 import type { CatalogFileSpec, ColumnSpec, TableName } from '../catalog-files.js';
 import { canonicalPositiveInteger, isCanonicalDecimal, isCanonicalText } from './canonical-values.js';
 import { COPY_NULL, csvText } from './copy-text.js';
@@ -13,8 +14,13 @@ export interface Rejection {
 /** Receives the repairs made while converting a row that still loaded. */
 export type RepairCounter = (kind: RepairKind, count?: number) => void;
 
-const UNSIGNED_ID = /^\d{1,15}$/;
-const PRICE = /^\d{1,9}(\.\d+)?$/;
+const UNSIGNED_ID = new RegExp(`^\\d{1,${ID_MAX_DIGITS}}$`);
+/**
+ * A CSV price may carry more decimals than the column keeps; Postgres rounds them, and the
+ * rounding may carry into one more integer digit, so one digit is kept in reserve.
+ */
+const LOADABLE_PRICE_DIGITS = PRICE_INTEGER_DIGITS - 1;
+const PRICE = new RegExp(`^\\d{1,${LOADABLE_PRICE_DIGITS}}(\\.\\d+)?$`);
 const QUANTITY = /^\d{1,10}$/;
 const NEGATIVE = /^-\d+(\.\d+)?$/;
 const NUMERIC = /^\d+(\.\d+)?$/;
@@ -105,11 +111,11 @@ export class RowConverter {
       const value = fields[this.positions[index]!]!;
       switch (column.kind) {
         case 'id':
-          id = canonicalPositiveInteger(value, 15);
+          id = canonicalPositiveInteger(value, ID_MAX_DIGITS);
           if (id === -1 || this.ownIds.has(id)) return false;
           break;
         case 'reference': {
-          const parentId = canonicalPositiveInteger(value, 15);
+          const parentId = canonicalPositiveInteger(value, ID_MAX_DIGITS);
           if (parentId === -1 || !this.loadedIds.get(column.references!)!.has(parentId)) return false;
           break;
         }
@@ -136,7 +142,7 @@ export class RowConverter {
 
   private canonicalNullable(column: ColumnSpec, value: string): boolean {
     if (column.kind === 'text') return isCanonicalText(value);
-    if (column.kind === 'price') return isCanonicalDecimal(value, 9);
+    if (column.kind === 'price') return isCanonicalDecimal(value, LOADABLE_PRICE_DIGITS);
     const quantity = canonicalPositiveInteger(value, 10);
     return (quantity !== -1 && quantity <= MAX_INT4) || value === '0';
   }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema } from '@catalog/contract';
 import { CATALOG_FILES } from '../catalog-files.js';
-import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema } from '../schema.js';
 import { schemaSizes, type LeftoverSchema } from './build-cleanup.js';
 
 /** Held for a whole load so two loaders never build or swap at the same time. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { SERVING_SCHEMA } from '../schema.js';
+import { SERVING_SCHEMA } from '@catalog/contract';
 
 /**
  * What catalog source the served catalog was loaded from. The chart passes a fingerprint of its

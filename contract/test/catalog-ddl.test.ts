@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createCatalogSchema } from '../src/schema.js';
+import { createCatalogSchema } from '@catalog/contract';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 
 test('the catalog schema applies to a real Postgres with its keys and indexes', async () => {

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { ClientFacingError, ServiceUnavailableError } from '../errors.js';
-import type { GraphQLContext } from './context.js';
+import { ClientFacingError, ServiceUnavailableError } from '../../errors.js';
+import type { GraphQLContext } from '../context.js';
 
 /**
  * Gives GraphQL responses the HTTP status of what went wrong: 503 + Retry-After when Postgres is

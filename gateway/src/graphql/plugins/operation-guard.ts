@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode } from 'graphql';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from '../context.js';
 
 function operationCount(document: DocumentNode): number {
   return document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).length;

@@ -1,5 +1,4 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import {
   GraphQLError,
   Kind,
@@ -8,7 +7,6 @@ import {
   visit,
   type DocumentNode,
   type GraphQLSchema,
-  type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
@@ -17,7 +15,7 @@ import complexity from 'graphql-query-complexity/cjs';
 
 const { getComplexity } = complexity;
 type ComplexityEstimator = Parameters<typeof getComplexity>[0]['estimators'][number];
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from '../context.js';
 
 /** Assumed length of relation lists (styles, photos, skus, features, related) when costing a query. */
 const ASSUMED_LIST_LENGTH = 5;
@@ -37,18 +35,6 @@ const estimateCost: ComplexityEstimator = ({ type, field, args, childComplexity 
   if (isListType(getNullableType(field.type)) && !inConnection && !introspection) return 1 + childComplexity * ASSUMED_LIST_LENGTH;
   return 1 + childComplexity;
 };
-
-/** Rejects documents nested deeper than `maxDepth` as a validation error (HTTP 400). */
-export function depthLimitRule(maxDepth: number): ValidationRule {
-  return maxDepthRule({
-    n: maxDepth,
-    ignoreIntrospection: true,
-    exposeLimits: true,
-    // Report instead of throwing: a thrown error would surface as a 500.
-    propagateOnRejection: false,
-    onReject: [(context, error) => context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, '')))],
-  }) as unknown as ValidationRule;
-}
 
 /** Arguments that change a query's cost: page sizes, and @include/@skip conditions. */
 const COST_ARGUMENTS = new Set(['count', 'first', 'if']);
@@ -72,7 +58,7 @@ const REMEMBERED_COSTS = 1_000;
 /**
  * Rejects operations costing more than `maxComplexity` with a 400 before anything runs.
  * The cost depends only on the document, the operation and the cost variables, so it is
- * computed once per such combination (Apollo likewise parses and validates a document once),
+ * computed once per such combination (as the document cache parses and validates a document once),
  * not once per request: a product page with a new id each time costs one cache lookup.
  */
 export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin<GraphQLContext> {

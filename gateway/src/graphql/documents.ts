@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
+import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import type { Counter } from 'prom-client';
+
+/** A query string as the gateway knows it: parsed (or not), and whether it may run. */
+export interface KnownDocument {
+  /** Undefined when the text does not parse. */
+  document: DocumentNode | undefined;
+  /** Parsed and passed validation: Apollo runs it as is, without parsing or validating it again. */
+  valid: boolean;
+}
+
+/** How many distinct query strings are remembered (clients send a handful over and over). */
+const REMEMBERED_DOCUMENTS = 1_000;
+
+/** Apollo's key for a query string: the SHA-256 of its text (as for persisted queries). */
+const queryHash = (query: string): string => createHash('sha256').update(query).digest('hex');
+
+/** Apollo prefixes its document keys with a hash of the schema, which is fixed here: the query hash is the rest. */
+const queryHashIn = (apolloKey: string): string => apolloKey.slice(apolloKey.lastIndexOf(':') + 1);
+
+/**
+ * The gateway's one cache of parsed and validated GraphQL documents. The route reads the
+ * operation it is asked to run from it (to decide whether the response may be cached), and
+ * Apollo is fed the same DocumentNode through its `documentStore`, so the operation guard, the
+ * cost check and the executor all work on the document parsed here, once per query string.
+ * Only documents that fail to parse or validate reach Apollo as text: it parses and validates
+ * them again (with the same rules) to report their errors in its format.
+ */
+export class DocumentCache {
+  private readonly known = new LRUCache<string, KnownDocument>({ max: REMEMBERED_DOCUMENTS });
+  private readonly rules: ValidationRule[];
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    gatewayRules: readonly ValidationRule[],
+    private readonly parses: Counter,
+  ) {
+    this.rules = [...specifiedRules, ...gatewayRules];
+  }
+
+  /** The document of a query string, parsed and validated on first sight. */
+  lookUp(query: string): KnownDocument {
+    const hash = queryHash(query);
+    let known = this.known.get(hash);
+    if (!known) this.known.set(hash, (known = this.parseAndValidate(query)));
+    return known;
+  }
+
+  private parseAndValidate(query: string): KnownDocument {
+    this.parses.inc();
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch {
+      return { document: undefined, valid: false };
+    }
+    return { document, valid: validate(this.schema, document, this.rules).length === 0 };
+  }
+
+  /**
+   * Apollo's document store over this cache: it hands out valid documents only (Apollo skips
+   * parsing and validation for what it finds here), and remembers what Apollo validated itself.
+   */
+  readonly apolloStore: DocumentStore = {
+    get: async (key) => {
+      const known = this.known.get(queryHashIn(key));
+      return known?.valid ? known.document : undefined;
+    },
+    set: async (key, document) => {
+      this.known.set(queryHashIn(key), { document, valid: true });
+    },
+    delete: async (key) => {
+      this.known.delete(queryHashIn(key));
+    },
+  };
+
+  /** Counts the parses Apollo makes itself (documents this cache refused) with this cache's own. */
+  readonly apolloParsesPlugin: ApolloServerPlugin = {
+    requestDidStart: async () => this.parseListener,
+  };
+
+  private readonly parseListener = {
+    parsingDidStart: async () => {
+      this.parses.inc();
+    },
+  };
+}
