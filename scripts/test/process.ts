@@ -15,6 +15,8 @@ export class GroupProcess {
   private readonly child: ChildProcess;
   readonly exited: Promise<number | null>;
   private captured = '';
+  /** True once the program has exited and its output streams are drained. */
+  private closed = false;
 
   /** Output goes to `logFile` (appended); without one, it is kept in memory (`output`). */
   constructor(
@@ -35,7 +37,12 @@ export class GroupProcess {
       this.child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', log, log] });
       closeSync(log);
     }
-    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
+    this.exited = new Promise((resolve) =>
+      this.child.on('close', (code) => {
+        this.closed = true;
+        resolve(code);
+      }),
+    );
     this.child.on('error', (error) => (this.captured += `cannot run ${command}: ${error.message}\n`));
     liveGroups.add(this);
     void this.exited.then(() => liveGroups.delete(this));
@@ -65,40 +72,40 @@ export class GroupProcess {
     return `--- ${this.name} (${this.running ? 'running' : 'exited'}), last ${lines} lines${this.logFile ? ` of ${this.logFile}` : ''}\n${text}`;
   }
 
-  /** Resolves once the output contains `text` (or a line matching it); rejects if the program exits first. */
+  /** Resolves once the output contains `text` (or a line matching it); rejects at once if the program ends first. */
   async waitForOutput(text: string | ((line: string) => boolean), timeoutMs = 180_000): Promise<string> {
     const find = (): string | undefined =>
       typeof text === 'string' ? (this.output.includes(text) ? text : undefined) : this.output.split('\n').slice(0, -1).find(text);
-    return waitFor(
-      `${this.name} to print ${typeof text === 'string' ? `"${text}"` : 'the awaited line'}`,
+    const awaited = typeof text === 'string' ? `"${text}"` : 'the awaited line';
+    const result = await waitFor(
+      `${this.name} to print ${awaited}`,
       async () => {
         const found = find();
-        if (found === undefined && !this.running) throw new ExitedError(`${this.name} exited first\n${this.logTail()}`);
-        return found;
+        if (found !== undefined) return { found };
+        return this.closed ? { found: undefined } : undefined;
       },
       timeoutMs,
       20,
-    ).catch((error: unknown) => {
-      throw error instanceof Error && error.cause instanceof ExitedError ? error.cause : error;
-    });
+    );
+    if (result.found === undefined) throw new Error(`${this.name} ended before printing ${awaited}\n${this.logTail()}`);
+    return result.found;
   }
 
-  /** Polls `isReady` until it resolves true; fails at once if the program exits. */
+  /** Polls `isReady` until it resolves true; rejects at once if the program exits first. */
   async waitUntilReady(isReady: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-    await waitFor(
+    const ready = await waitFor(
       `${this.name} to be ready`,
-      async () => {
-        if (!this.running) throw new ExitedError(`${this.name} exited before it was ready\n${this.logTail()}`);
-        return (await isReady().catch(() => false)) || undefined;
-      },
+      async () => (this.running ? (await isReady().catch(() => false)) || undefined : false),
       timeoutMs,
       100,
     ).catch(async (error: unknown) => {
       await this.stop(0);
-      throw error instanceof Error && error.cause instanceof ExitedError
-        ? error.cause
-        : new Error(`${error instanceof Error ? error.message : String(error)}\n${this.logTail()}`);
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${this.logTail()}`, { cause: error });
     });
+    if (!ready) {
+      await this.exited; // its last output, or why it could not start, is in by then
+      throw new Error(`${this.name} exited before it was ready\n${this.logTail()}`);
+    }
   }
 
   /** Sends `signal` to the program alone (not its group), e.g. to test its own shutdown. */
@@ -126,8 +133,6 @@ export class GroupProcess {
     return this.exited;
   }
 }
-
-class ExitedError extends Error {}
 
 const liveGroups = new Set<GroupProcess>();
 
