@@ -78,7 +78,7 @@ export function graphqlRoute(services: Services, apollo: ApolloServer<GraphQLCon
           status: response.status ?? 200,
           body: response.body.string,
           headers: response.headers,
-          meta: operation ? `${operation.type} ${operation.name}` : '',
+          route: '/graphql',
           tags: scope.tags.values,
           cacheable: operation?.type === 'query' && !context.failed,
         };
