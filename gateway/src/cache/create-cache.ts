@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
-import { RedisChangeFeed } from '../events/redis-change-feed.js';
+import { RedisChangeRelay } from '../events/redis-change-relay.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { MemoryStore } from './memory-store.js';
 import { connectRedis } from './redis-connection.js';
@@ -18,8 +18,9 @@ export interface CacheParts {
 
 /**
  * The response cache as configured: in-process only, or in-process in front of shared Redis.
- * With Redis, the replica also hears every other replica's changes on Redis pub/sub and feeds
- * them into the catalog events (whether or not the cache is on: page anchors depend on them).
+ * With Redis, the replica also relays catalog changes through it: its own announced to every
+ * replica, theirs fed into the catalog events (whether or not the cache is on: page anchors
+ * depend on them).
  */
 export function createCache(config: Config, events: CatalogEvents, metrics: Metrics, logger: Logger): CacheParts {
   const memory = new MemoryStore({ maxEntries: config.CACHE_MAX_ENTRIES, maxBytes: config.CACHE_MAX_BYTES });
@@ -27,30 +28,38 @@ export function createCache(config: Config, events: CatalogEvents, metrics: Metr
   const common = { ttlSeconds: config.CACHE_TTL_SECONDS, memory, events, metrics, logger, redisFailed };
   if (!config.REDIS_URL) {
     const cache = new ResponseCache(common);
-    return { cache, close: () => closeCache(cache) };
+    return { cache, close: () => cache.settled() };
   }
   const client = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, logger, 'cache');
   const subscriber = connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, logger, 'invalidation subscriber');
   const breaker = new RedisBreaker(metrics, logger);
   const store = new RedisStore(client, breaker);
-  const feed = new RedisChangeFeed({ subscriber, readGeneration: () => store.generation(), onRedisError: redisFailed, events, logger });
-  const cache = new ResponseCache({ ...common, redis: { store, heardGeneration: () => feed.heardGeneration } });
+  const relay = new RedisChangeRelay({
+    subscriber,
+    announce: (tags) => store.invalidate(tags, tagVersionTtlMs(config.CACHE_TTL_SECONDS)),
+    readGeneration: () => store.generation(),
+    onRedisError: redisFailed,
+    events,
+    logger,
+  });
+  const cache = new ResponseCache({ ...common, redis: { store, heardGeneration: () => relay.heardGeneration } });
   return {
     cache,
     async close() {
-      feed.stop();
-      await closeCache(cache);
+      relay.stop();
+      await cache.settled();
       breaker.shutdown();
       await Promise.all([client, subscriber].map(quitRedis));
     },
   };
 }
 
-/** Lets the background Redis writes finish, then stops the retries. */
-async function closeCache(cache: ResponseCache): Promise<void> {
-  await cache.settled();
-  cache.stop();
-}
+/**
+ * How long a tag's invalidation version is kept: longer than any response stored before it lives.
+ * Positive even with the cache off (nothing stored): Redis refuses an expiry of 0, and the
+ * announcement (paging depends on it) would fail with it.
+ */
+const tagVersionTtlMs = (ttlSeconds: number): number => Math.max(ttlSeconds * 2_000, 1_000);
 
 // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
 const quitRedis = (connection: Redis): Promise<unknown> => connection.quit().catch(() => connection.disconnect());

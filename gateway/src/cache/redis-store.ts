@@ -1,7 +1,7 @@
 import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
 import type { RedisBreaker } from './redis-breaker.js';
-import { INVALIDATION_CHANNEL, REDIS_GENERATION_KEY } from '../events/redis-change-feed.js';
+import { INVALIDATION_CHANNEL, REDIS_GENERATION_KEY } from '../events/redis-change-relay.js';
 import {
   REDIS_KEY_PATTERNS,
   redisResponseKey,

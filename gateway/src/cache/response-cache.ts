@@ -26,7 +26,7 @@ export interface ResponseCacheOptions {
   memory: MemoryStore;
   redis?: {
     store: RedisStore;
-    /** The newest invalidation generation this replica heard of (from the Redis change feed). */
+    /** The newest invalidation generation this replica heard of (from the Redis change relay). */
     heardGeneration: () => number;
   };
   /** What the cache forgets: writes, changes heard from other replicas, catalog swaps, missed changes. */
@@ -36,10 +36,6 @@ export interface ResponseCacheOptions {
   redisFailed: RedisFailureReport;
 }
 
-/** First and longest wait before retrying an invalidation Redis did not take. */
-const RETRY_FIRST_MS = 100;
-const RETRY_LONGEST_MS = 2_000;
-
 // Lookup label sets made once: the hot path allocates nothing for its metrics.
 const LOOKUP_LABELS = {
   memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
@@ -48,25 +44,20 @@ const LOOKUP_LABELS = {
 
 /**
  * Whole-response cache: an in-process LRU in front of Redis (when configured). Concurrent misses
- * on one key share one computation. Writes evict by tag in Redis and announce the tags on a
- * pub/sub channel so every replica drops its in-process copies too (heard through the catalog
- * events, `events/redis-change-feed.ts`). Redis failures only cost cache hits: they are counted
- * and logged, never passed to clients.
+ * on one key share one computation. It forgets what the catalog events say changed: the tagged
+ * in-process copies of a `changed` product or list (Redis evicts its copies in the same step
+ * that announces a change to every replica: `events/redis-change-relay.ts`), everything on
+ * `swapped` (and Redis too, once per swap) and on `missed`. Redis failures only cost cache hits:
+ * they are counted and logged, never passed to clients.
  *
- * Invalidations are never lost: one Redis did not take is retried until it does, and every
- * invalidation carries a generation, so a replica that missed one clears its in-process copies
- * (the `missed` event). A response is stored in Redis only if none of its tags was invalidated
- * after the generation at which it was read, so a slow replica cannot put back what another evicted.
+ * A response is stored in Redis only if none of its tags was invalidated after the generation at
+ * which it was read, so a slow replica cannot put back what another evicted.
  */
 export class ResponseCache {
   private readonly inflight = new Map<string, Promise<ServedResponse>>();
   private readonly pendingWrites = new Set<Promise<void>>();
   /** Bumped by every invalidation, so a computation that raced one is not stored. */
   private epoch = 0;
-  /** Tags whose invalidation Redis has not taken yet, and the retry waiting to deliver them. */
-  private readonly undelivered = new Set<string>();
-  private retryTimer?: NodeJS.Timeout;
-  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(private readonly options: ResponseCacheOptions) {
     options.events.on('changed', (change) => this.changed(change));
@@ -99,42 +90,9 @@ export class ResponseCache {
     return flight;
   }
 
-  /**
-   * Evicts what a change made stale; a change made here is also delivered to Redis (evicted
-   * there and announced to every replica) before the write that made it answers.
-   */
-  private async changed(change: CatalogChange): Promise<void> {
-    const tags = tagsOfChange(change);
-    this.evict(tags);
-    if (change.remote || !this.options.redis) return;
-    await this.deliver(tags);
-  }
-
-  /** Evicts in Redis and tells the other replicas; what Redis does not take is retried until it does. */
-  private async deliver(tags: string[]): Promise<void> {
-    try {
-      await this.options.redis!.store.invalidate(tags, this.options.ttlSeconds * 2_000);
-    } catch (error) {
-      this.options.redisFailed('invalidate', error);
-      for (const tag of tags) this.undelivered.add(tag);
-      this.scheduleRetry();
-    }
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      const tags = [...this.undelivered];
-      this.undelivered.clear();
-      this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_LONGEST_MS);
-      void this.deliver(tags).then(() => {
-        if (this.undelivered.size === 0) {
-          this.retryDelayMs = RETRY_FIRST_MS;
-          this.options.logger.info({ tags: tags.length }, 'delivered invalidations Redis had not taken');
-        }
-      });
-    }, this.retryDelayMs);
+  /** Evicts what a change made stale (Redis evicts in the same step that announces a change). */
+  private changed(change: CatalogChange): void {
+    this.evict(tagsOfChange(change));
   }
 
   /**
@@ -205,14 +163,6 @@ export class ResponseCache {
   /** Resolves once every background Redis write started so far has finished (or failed). */
   async settled(): Promise<void> {
     await Promise.all(this.pendingWrites);
-  }
-
-  /** Stops the retries (on shutdown); says what could not be delivered. */
-  stop(): void {
-    clearTimeout(this.retryTimer);
-    if (this.undelivered.size > 0) {
-      this.options.logger.error({ tags: [...this.undelivered] }, 'shutting down with invalidations Redis never took: other replicas keep these until their TTL');
-    }
   }
 
   private evict(tags: readonly string[]): void {
