@@ -78,9 +78,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
-  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger);
+  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf, lifecycle),
+    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).

@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
@@ -7,6 +7,7 @@ import { restCacheKey } from '../cache/keys.js';
 import type { MemoryEntry } from '../cache/memory-store.js';
 import type { CacheParts } from '../cache/create-cache.js';
 import type { ResponseCache } from '../cache/response-cache.js';
+import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
 import type { HotHitLabels } from '../metrics/hot-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -14,8 +15,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * How a request answered from the in-process cache is handled, wherever it arrives (a Fastify
- * hook, or the server's hot lane in front of Fastify): which entry answers it, the headers it
- * gets, and its metrics and log line.
+ * hook, or the server's hot lane in front of Fastify): which entry answers it, the response
+ * written, and its metrics and log line.
  */
 export class CacheHits {
   // One label set per route, made once: hits allocate nothing for their metrics.
@@ -25,6 +26,7 @@ export class CacheHits {
     readonly cache: ResponseCache,
     private readonly metrics: Metrics,
     private readonly logger: Logger,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   /** The in-process entry answering a request: GETs of REST paths, keyed by path and query as is. */
@@ -32,9 +34,11 @@ export class CacheHits {
     return request.method === 'GET' && request.url ? this.cache.peek(restCacheKey(request.url)) : undefined;
   }
 
-  /** Headers of a cached answer (the headers every response carries are added on top). */
-  headersFor(entry: MemoryEntry): OutgoingHttpHeaders {
-    return { 'content-type': JSON_CONTENT_TYPE, 'content-length': entry.bytes.length };
+  /** Writes the cached answer: its bytes, as JSON, with the headers every response carries. */
+  serve(response: ServerResponse, entry: MemoryEntry, requestId: string): void {
+    const bytes = entry.bytes;
+    response.writeHead(200, addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle));
+    response.end(bytes);
   }
 
   /**
@@ -77,8 +81,9 @@ export interface CatalogCacheOptions {
 
 /**
  * The response cache as a Fastify plugin (in the manner of @fastify/redis): decorates the
- * instance with it, answers GETs it holds in an `onRequest` hook (before routing's handler,
- * validation and serialisation), accounts for those answers, and closes it with the instance.
+ * instance with it, answers GETs it holds in an `onRequest` hook (the reply hijacked: written
+ * as the hot lane writes it, no handler, validation, serialisation or onSend hooks), accounts
+ * for those answers, and closes it with the instance.
  */
 export const catalogCache = fp<CatalogCacheOptions>(
   async (app: FastifyInstance, { parts, hits }) => {
@@ -88,7 +93,8 @@ export const catalogCache = fp<CatalogCacheOptions>(
       const entry = hits.entryFor(request.raw);
       if (!entry) return done();
       request.cacheHit = entry;
-      reply.code(200).headers(hits.headersFor(entry)).send(entry.bytes);
+      reply.hijack();
+      hits.serve(reply.raw, entry, request.id);
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (request.cacheHit) hits.account(request.cacheHit, request.id, request.url, reply.elapsedTime);
