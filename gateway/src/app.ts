@@ -92,9 +92,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     clientErrorHandler: answerClientError,
   });
   app.decorate('services', services);
+  // First: a GET the in-process cache answers runs no other hook, as in the hot lane.
+  await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
-  await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installValidators(app);
   installUtf8JsonParser(app);
   const failures = new FailureLog(logger, deps.failureSummaryMs);
