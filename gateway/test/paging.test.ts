@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
-import { authorized, countStatements, createCatalog, eventually, startGateway, testRedisUrl, withClient } from './support/gateway.js';
+import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
+import { authorized, countStatements, createCatalog, eventually, startGateway, withClient } from './support/gateway.js';
 
 // 4,321 products with gaps in the ids (every 7th id missing), so positions and ids differ.
 const SEED = `
@@ -88,18 +89,25 @@ describe('page/count paging', () => {
 });
 
 // Page anchors follow the catalog events, not the response cache: with the cache off, a replica
-// still hears through Redis that another one added or removed products.
+// still hears through Redis that another one added or removed products. A private Redis: pub/sub
+// channels span Redis's databases, so the suite's shared Redis would carry these announcements
+// to every other test's gateway.
 describe('page/count paging across replicas with the cache off', () => {
+  let redis: RedisServer;
   let reader: FastifyInstance;
   let writer: FastifyInstance;
   let databaseUrl: string;
   before(async () => {
     databaseUrl = await createTestDatabase('paging-replicas');
     await createCatalog(databaseUrl, SEED);
-    const env = { CACHE_TTL_SECONDS: '0', REDIS_URL: testRedisUrl(11) };
+    redis = await startRedis();
+    const env = { CACHE_TTL_SECONDS: '0', REDIS_URL: redis.url };
     [reader, writer] = await Promise.all([startGateway(databaseUrl, env), startGateway(databaseUrl, env)]);
   });
-  after(() => Promise.all([reader.close(), writer.close()]));
+  after(async () => {
+    await Promise.all([reader.close(), writer.close()]);
+    await redis.stop();
+  });
 
   const ids = async (app: FastifyInstance, url: string) => ((await app.inject({ method: 'GET', url })).json() as { id: number }[]).map((product) => product.id);
 
