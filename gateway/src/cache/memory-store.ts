@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CacheEntry } from './entry.js';
+import type { CacheEntry, CachedRoute } from './entry.js';
 
 /**
  * A cached response whose body is encoded once, on first use, ready to be written to a socket.
@@ -7,13 +7,13 @@ import type { CacheEntry } from './entry.js';
  */
 export class MemoryEntry implements CacheEntry {
   readonly body: string;
-  readonly meta: string;
+  readonly route: CachedRoute;
   readonly tags: string[];
   readonly expiresAt: number;
   private encoded: Buffer | undefined;
 
   constructor(entry: CacheEntry) {
-    ({ body: this.body, meta: this.meta, tags: this.tags, expiresAt: this.expiresAt } = entry);
+    ({ body: this.body, route: this.route, tags: this.tags, expiresAt: this.expiresAt } = entry);
   }
 
   get bytes(): Buffer {
