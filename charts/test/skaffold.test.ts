@@ -2,7 +2,7 @@
 // the kind profile stops pushing, the local-podman profile builds with podman and pushes, and
 // rendering hands the built image tags to the chart. real-cluster.test.ts runs it for real.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -51,12 +51,22 @@ describe('skaffold.yaml', () => {
     const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml', '--profile', 'local-podman']));
     assert.equal(config.build.local.push, true);
     assert.deepEqual(
-      config.build.artifacts.map((a: any) => [a.image, a.docker, a.custom.buildCommand, a.custom.dependencies.dockerfile.path]),
+      config.build.artifacts.map((a: any) => [a.image, a.docker, a.custom.buildCommand]),
       [
-        ['catalog-gateway', undefined, 'bash scripts/images/skaffold-build.sh gateway/Dockerfile', 'gateway/Dockerfile'],
-        ['catalog-loader', undefined, 'bash scripts/images/skaffold-build.sh loader-job/Dockerfile', 'loader-job/Dockerfile'],
+        ['catalog-gateway', undefined, 'bash scripts/images/skaffold-build.sh gateway/Dockerfile'],
+        ['catalog-loader', undefined, 'bash scripts/images/skaffold-build.sh loader-job/Dockerfile'],
       ],
     );
+    // Every path each Dockerfile copies is a listed input (a change there rebuilds the image).
+    for (const artifact of config.build.artifacts) {
+      const dockerfile = readFileSync(join(REPO_ROOT, artifact.custom.buildCommand.split(' ').pop()), 'utf8');
+      const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1]!.split(' '));
+      for (const path of copied) {
+        const input = path.replace(/\/$/, '');
+        assert.ok(artifact.custom.dependencies.paths.some((listed: string) => input === listed || input.startsWith(`${listed}/`)),
+          `${artifact.image}: ${input} is copied but not a listed input`);
+      }
+    }
   });
 
   test('render hands the built tags to the chart, and the port-forwards name Services the chart creates', async () => {
