@@ -26,4 +26,6 @@ if [ "${PUSH_IMAGE:-false}" = true ]; then
     *) tls=() ;;
   esac
   podman push "${tls[@]}" "$IMAGE"
+  # The registry holds it now; local copies would pile up, one per change.
+  podman rmi "$IMAGE" >/dev/null
 fi
