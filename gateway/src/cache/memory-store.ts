@@ -3,30 +3,42 @@ import { TinyLfuAdmission } from './admission.js';
 import type { CacheEntry } from './entry.js';
 
 /**
- * A cached response whose body is encoded once, on first use, ready to be written to a socket.
- * Lazily: only hot-lane hits (REST GETs) need the bytes; GraphQL entries never do.
+ * A cached response holding its body once: as the string it was stored with (what Fastify,
+ * Redis and GraphQL use) until the hot lane first asks for the bytes to write to a socket, then
+ * as those bytes only. REST entries end up as bytes, GraphQL entries stay strings.
  */
 export class MemoryEntry implements CacheEntry {
-  readonly body: string;
   readonly meta: string;
   readonly tags: string[];
   readonly expiresAt: number;
+  private text: string | undefined;
   private encoded: Buffer | undefined;
 
   constructor(entry: CacheEntry) {
-    ({ body: this.body, meta: this.meta, tags: this.tags, expiresAt: this.expiresAt } = entry);
+    ({ body: this.text, meta: this.meta, tags: this.tags, expiresAt: this.expiresAt } = entry);
+  }
+
+  get body(): string {
+    return this.text ?? this.encoded!.toString();
   }
 
   get bytes(): Buffer {
-    return (this.encoded ??= Buffer.from(this.body));
+    if (!this.encoded) {
+      this.encoded = Buffer.from(this.text!);
+      this.text = undefined;
+    }
+    return this.encoded;
   }
 }
 
 /** Per-entry cost beyond the body: the key, tags, tag index slots and the objects holding them. */
 const ENTRY_OVERHEAD_BYTES = 512;
 
-/** The body may be held twice: as a string (for Fastify and Redis) and encoded (for the hot lane). */
-const entryBytes = (entry: CacheEntry, key: string) => entry.body.length + Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES;
+/**
+ * The body is held once, as a string or as its UTF-8 bytes: its UTF-8 length counts for both
+ * (V8 keeps ASCII strings at one byte a character).
+ */
+const entryBytes = (entry: CacheEntry, key: string) => Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES;
 
 /**
  * In-process LRU of responses with a tag index, so evicting a product finds its keys directly.
@@ -40,7 +52,8 @@ export class MemoryStore {
   private readonly admission: TinyLfuAdmission;
 
   constructor(limits: { maxEntries: number; maxBytes: number }) {
-    this.admission = new TinyLfuAdmission(limits.maxEntries);
+    // Sized for the most entries the limits allow (the byte budget of the smallest entries).
+    this.admission = new TinyLfuAdmission(Math.min(limits.maxEntries, Math.ceil(limits.maxBytes / ENTRY_OVERHEAD_BYTES)));
     this.entries = new LRUCache<string, MemoryEntry>({
       max: limits.maxEntries,
       maxSize: limits.maxBytes,
