@@ -36,10 +36,11 @@ const HOT_PLAN_SIZE = 100_000;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
 /**
- * The long-tail mix is one Zipf stream cut into a warm-up slice and one slice per round, each
- * more than a target serves in it, so no round replays what an earlier one asked for.
+ * The long-tail mix is one Zipf stream cut into a warm-up slice and one slice per round, so no
+ * round replays what an earlier one asked for: 1.25 requests per rank (250,000 at 200,000 ranks),
+ * more than a target serves in a round on this machine.
  */
-const LONG_TAIL_SLICE = 250_000;
+const LONG_TAIL_SLICE_PER_RANK = 1.25;
 /** The bare server replays this many recorded cold-mix responses (same route mix and sizes). */
 const BARE_COLD_RESPONSES = 20_000;
 
@@ -120,7 +121,8 @@ try {
     // responses in the gateway's Redis, as a fleet's shared cache would hold them.
     const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
     const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
-    const longTail = longTailRestPlan(productIds, LONG_TAIL_SLICE * (options.rounds + 1), seed + 6, {
+    const longTailSlice = Math.round(LONG_TAIL_SLICE_PER_RANK * Math.min(options.longTailRanks, productIds.max - productIds.min + 1));
+    const longTail = longTailRestPlan(productIds, longTailSlice * (options.rounds + 1), seed + 6, {
       ranks: options.longTailRanks,
       exponent: LONG_TAIL_EXPONENT,
     });
@@ -170,7 +172,7 @@ try {
     if (options.workloads.has('longtail')) {
       const [warmup, ...rounds] = await Promise.all(
         Array.from({ length: options.rounds + 1 }, (_, slice) =>
-          plan(`rest-long-tail-${slice}`, longTail.slice(slice * LONG_TAIL_SLICE, (slice + 1) * LONG_TAIL_SLICE)),
+          plan(`rest-long-tail-${slice}`, longTail.slice(slice * longTailSlice, (slice + 1) * longTailSlice)),
         ),
       );
       const lookupsBefore = await readCacheLookups(gateway.baseUrl);
