@@ -32,7 +32,7 @@ describe('draining on close', () => {
 
     const text = await response;
     await closed;
-    const [head, body] = text.split('\r\n\r\n');
+    const [head = '', body = ''] = text.split('\r\n\r\n');
     assert.match(head, /^HTTP\/1\.1 200 /, text);
     assert.match(head, /\r\nconnection: close\r\n/i);
     assert.equal(JSON.parse(body).id, 1);
