@@ -3,15 +3,18 @@
 // is asserted on running pods. Needs root; skipped with the reason elsewhere, failed under CI=true.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CHART_DIR, Helm, NAMESPACE, RELEASE } from './support/chart.js';
 import { GroupProcess } from '../../scripts/test/process.js';
 import { waitFor } from '../../scripts/test/wait.js';
 import { IMAGES_BUILD_SCRIPT, missingPrerequisite } from './support/real-cluster/prerequisites.js';
+import { NODE } from './support/real-cluster/node-config.js';
 import { RealCluster } from './support/real-cluster/real-cluster.js';
+import { ClusterSkaffold } from './support/real-cluster/skaffold.js';
 import { requireTool, TOOLS_DIR } from './support/tools.js';
 import { createNamespace } from './support/namespace.js';
 
@@ -54,6 +57,8 @@ const VALUES = {
 
 let cluster: RealCluster;
 let helm: Helm;
+/** The values of the release's current revision (the upgrade steps change them). */
+let deployedValues: typeof VALUES & { gateway: { image?: { tag: string } } } = VALUES;
 
 /** images.json: prebuilt (CATALOG_IMAGES_DIR) or built now by scripts/images/build-all.sh. */
 function imagesManifest(): string {
@@ -85,6 +90,17 @@ const step = (title: string, check: () => Promise<void>) =>
     console.log(`# step "${title}" took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 
+/** `helm upgrade` to these values, waiting for the rollout and the loader hook. */
+async function upgrade(values: object): Promise<void> {
+  await helm.ok([
+    'upgrade', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', helm.valuesFile(values),
+    '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+  ]);
+}
+
+/** The log of the loader Job's load container (the Job of the latest install or upgrade). */
+const loaderLog = () => cluster.kubectl(['logs', '-n', NAMESPACE, `job/${name('loader')}`, '-c', 'load']);
+
 async function releaseStatus(): Promise<{ version: number; info: { status: string } }> {
   return JSON.parse(await helm.ok(['status', RELEASE, '--namespace', NAMESPACE, '-o', 'json']));
 }
@@ -99,7 +115,7 @@ const GATEWAY_PODS = 'app.kubernetes.io/component=gateway';
 describe('the chart on a real single-node cluster', { skip: missing ? `real-cluster: ${missing}` : false }, () => {
   before(async () => {
     const started = Date.now();
-    cluster = await RealCluster.start({ imagesManifest: imagesManifest(), persistentVolumes: 1 });
+    cluster = await RealCluster.start({ imagesManifest: imagesManifest(), persistentVolumes: 2, imageRegistry: true });
     const phases = Object.entries(cluster.timings).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`);
     console.log(`# real cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`);
     helm = new Helm(cluster.kubeconfig, cluster.inNamespace);
@@ -161,9 +177,9 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal(rest.status, 200, rest.body);
     assert.deepEqual(JSON.parse(rest.body), expected);
 
-    const graphql = await httpInNamespace(`${base}/graphql`, {
+    const graphql = await httpInNamespace(`${base}/graphql`, { json: {
       query: '{ product(id: "1") { id name slogan category defaultPrice createdAt features { feature value } } }',
-    });
+    } });
     assert.equal(graphql.status, 200, graphql.body);
     assert.deepEqual(JSON.parse(graphql.body), {
       data: {
@@ -204,7 +220,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     const base = await gatewayServiceUrl();
     for (let round = 0; round < 5; round++) {
       await httpInNamespace(`${base}/products/${round + 1}`);
-      await httpInNamespace(`${base}/graphql`, { query: '{ products(count: 2) { id } }' });
+      await httpInNamespace(`${base}/graphql`, { json: { query: '{ products(count: 2) { id } }' } });
     }
     const prometheus = await serviceUrl('prometheus');
     const gatewayPodNames = (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.name).sort();
@@ -275,7 +291,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
 
   step('0 failed requests while a gateway pod is deleted and during a rolling restart (k6 through the Service)', async () => {
     const load = await startK6({ vus: 4, duration: '240s', pauseSeconds: 0.05 });
-    let summary: K6Summary;
+    let result: { summary: K6Summary; log: string };
     try {
       await sleep(5_000);
       const [victim] = await pods(GATEWAY_PODS);
@@ -289,30 +305,83 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
       await sleep(5_000);
     } finally {
-      summary = await load.stop();
+      result = await load.stop();
     }
+    const { summary, log } = result;
     const requests = summary.metrics.http_reqs.count;
     const failed = summary.metrics.http_req_failed.passes;
     console.log(`# during pod deletion + rolling restart: ${requests} requests, ${failed} failed`);
     assert.ok(requests > 100, `k6 sent ${requests} requests`);
-    assert.equal(failed, 0, `failed requests:\n${load.failures().join('\n')}`);
-    assert.equal(summary.metrics.checks.fails, 0, 'failed checks');
+    assert.equal(failed, 0, `failed requests\n${log}`);
+    assert.equal(summary.metrics.checks.fails, 0, `failed checks\n${log}`);
   });
 
-  step('helm rollback returns to the installed revision, and the gateway serves again', async () => {
-    const installed = await releaseStatus();
-    await helm.ok([
-      'upgrade', RELEASE, CHART_DIR, '--namespace', NAMESPACE,
-      '-f', helm.valuesFile({ ...VALUES, gateway: { ...VALUES.gateway, podAnnotations: { 'catalog-gateway.test/revision': 'upgraded' } } }),
-      '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
-    ]);
+  step('upgrades keep data: after an image bump the API writes are served (no reload); a new catalog source reloads', async () => {
+    const base = await gatewayServiceUrl();
+    const token = VALUES.gateway.writeToken;
+    const loadedAt = () => psql('SELECT loaded_at FROM catalog.catalog_source');
+    const installLoad = await loadedAt();
+
+    // Writes through the API, with the bearer token the chart configured: REST and GraphQL.
+    const renamed = await httpInNamespace(`${base}/products/1`, { method: 'PUT', json: { name: 'Renamed through the API' }, token });
+    assert.equal(renamed.status, 200, renamed.body);
+    const created = await httpInNamespace(`${base}/graphql`, {
+      json: { query: 'mutation { createProduct(input: { name: "Created through the API", defaultPrice: "12.50" }) { id } }' },
+      token,
+    });
+    assert.equal(created.status, 200, created.body);
+    const createdId: string = JSON.parse(created.body).data.createProduct.id;
+    const writesServed = async () => {
+      const product1 = await httpInNamespace(`${base}/products/1`);
+      assert.equal(product1.status, 200, product1.body);
+      assert.equal(JSON.parse(product1.body).name, 'Renamed through the API');
+      const createdProduct = await httpInNamespace(`${base}/graphql`, { json: { query: `{ product(id: "${createdId}") { name defaultPrice } }` } });
+      assert.deepEqual(JSON.parse(createdProduct.body), { data: { product: { name: 'Created through the API', defaultPrice: '12.50' } } });
+    };
+    await writesServed();
+
+    // An image bump: the gateway image under a new tag on the node, as a pushed release would be.
+    const [gatewayContainer] = (await pods(GATEWAY_PODS))[0].status.containerStatuses;
+    const bumpedTag = `${gatewayContainer.image.split(':').pop()}-upgraded`;
+    await cluster.tagImage(gatewayContainer.image, gatewayContainer.image.replace(/:[^:/]+$/, `:${bumpedTag}`));
+    deployedValues = { ...deployedValues, gateway: { ...deployedValues.gateway, image: { tag: bumpedTag } } };
+    await upgrade(deployedValues);
+    await waitFor(`only gateway pods running the ${bumpedTag} image`, async () => {
+      const images = (await pods(GATEWAY_PODS)).map((pod) => pod.spec.containers[0].image);
+      return images.length >= 2 && images.every((image) => image === `catalog-gateway:${bumpedTag}`) ? true : undefined;
+    }, 120_000, 1000);
+    assert.match(await loaderLog(), /catalog source unchanged/, 'the post-upgrade loader Job ran and loaded nothing');
+    assert.equal(await loadedAt(), installLoad, 'the served catalog is still the one loaded at install');
+    await writesServed();
+    console.log(`# after the image bump to ${bumpedTag}: loader skipped the load, both writes served`);
+
+    // A new catalog source (another generator seed): the upgrade reloads, replacing the catalog
+    // and with it the writes (the chart README's run policy: a reload replaces the catalog).
+    deployedValues = { ...deployedValues, loader: { ...deployedValues.loader, generate: { products: 200, seed: 2 } } };
+    await upgrade(deployedValues);
+    assert.match(await loaderLog(), /catalog swapped into service/, 'the post-upgrade loader Job loaded the new catalog');
+    assert.notEqual(await loadedAt(), installLoad, 'the served catalog was loaded by this upgrade');
+    assert.equal((await psql('SELECT count(*) FROM catalog.products')).trim(), '200');
+    const reloaded = JSON.parse(await psql(PRODUCT_1_AS_ATELIER_JSON));
+    assert.notEqual(reloaded.name, 'Renamed through the API');
+    await waitFor('the gateway serving the reloaded catalog', async () => {
+      const product1 = await httpInNamespace(`${base}/products/1`);
+      const gone = await httpInNamespace(`${base}/products/${createdId}`);
+      return product1.status === 200 && isDeepStrictEqual(JSON.parse(product1.body), reloaded) && gone.status === 404
+        ? true : undefined;
+    }, 30_000, 1000);
+  });
+
+  step('helm rollback returns to the previous revision, and the gateway serves again', async () => {
+    const previous = await releaseStatus();
+    await upgrade({ ...deployedValues, gateway: { ...deployedValues.gateway, podAnnotations: { 'catalog-gateway.test/revision': 'upgraded' } } });
     const annotated = async () => (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.annotations?.['catalog-gateway.test/revision']);
     assert.ok((await annotated()).includes('upgraded'), 'the upgrade rolled the gateway');
 
-    await helm.ok(['rollback', RELEASE, String(installed.version), '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
+    await helm.ok(['rollback', RELEASE, String(previous.version), '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     const restored = await releaseStatus();
     assert.equal(restored.info.status, 'deployed');
-    assert.equal(restored.version, installed.version + 2);
+    assert.equal(restored.version, previous.version + 2);
     await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
     await waitFor('only gateway pods of the installed revision', async () => {
       const revisions = await annotated();
@@ -332,7 +401,79 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal(claim.status.phase, 'Bound');
     assert.equal(claim.spec.volumeName, 'node-pv-0');
   });
+
+  // The dev loop: skaffold.yaml's local-podman profile, its release in its own namespace.
+  let skaffold: ClusterSkaffold;
+  const SKAFFOLD_NAMESPACE = 'catalog-gateway';
+  const skaffoldGatewayUrl = () => serviceUrlIn(SKAFFOLD_NAMESPACE, 'catalog-gateway-gateway');
+  const skaffoldGatewayPods = async () => (await cluster.getJson(['pods', '-n', SKAFFOLD_NAMESPACE, '-l', GATEWAY_PODS]))
+    .items.filter((pod: any) => !pod.metadata.deletionTimestamp);
+
+  step('skaffold run --profile local-podman: podman builds both Dockerfiles, pushes to the registry in the namespace, the chart deploys, the gateway answers', async () => {
+    skaffold = new ClusterSkaffold(cluster, VALUES);
+    const result = await skaffold.run('run', ['--status-check=true']);
+    assert.equal(result.code, 0, `skaffold run failed\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
+
+    const catalog = JSON.parse(await cluster.netns.runOk('curl', ['-sf', `http://${NODE.registry.listen}/v2/_catalog`]));
+    assert.deepEqual(catalog.repositories.sort(), ['catalog-gateway', 'catalog-loader']);
+    const gatewayPods = await skaffoldGatewayPods();
+    assert.equal(gatewayPods.length, VALUES.gateway.autoscaling.minReplicas);
+    for (const pod of gatewayPods) {
+      assert.match(pod.spec.containers[0].image, /^localhost:5000\/catalog-gateway:[0-9a-f]+$/);
+      // Pulled from the registry: the node knows the image by its digest there.
+      assert.match(pod.status.containerStatuses[0].imageID, /^localhost:5000\/catalog-gateway@sha256:/);
+      assert.equal(pod.status.containerStatuses[0].ready, true);
+    }
+    const job = await cluster.getJson(['job', 'catalog-gateway-loader', '-n', SKAFFOLD_NAMESPACE]);
+    assert.equal(job.spec.template.spec.containers[0].image.startsWith('localhost:5000/catalog-loader:'), true);
+    assert.equal(job.status.succeeded, 1);
+    const product = await httpInNamespace(`${await skaffoldGatewayUrl()}/products/1`);
+    assert.equal(product.status, 200, product.body);
+    assert.equal(JSON.parse(product.body).id, 1);
+  });
+
+  step('skaffold dev: a change to a gateway source file rebuilds the gateway image and redeploys; the new pods serve the change', async () => {
+    const base = await skaffoldGatewayUrl();
+    const description: string = JSON.parse((await httpInNamespace(`${base}/docs/json`)).body).info.description;
+    const [before] = await skaffoldGatewayPods();
+    const dev = skaffold.start('dev', ['--port-forward=off', '--cleanup=false']);
+    try {
+      await waitFor('skaffold dev watching for changes', async () => {
+        if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
+        return dev.output.includes('Watching for changes') ? true : undefined;
+      }, 300_000, 1000);
+      // The served OpenAPI description, changed where the source defines it.
+      const changed = `${description} Changed under skaffold dev.`;
+      const source = findSourceFile(join(skaffold.dir, 'gateway/src'), description);
+      writeFileSync(source, readFileSync(source, 'utf8').replace(description, changed));
+      const changedAt = Date.now();
+      await waitFor('new gateway pods, from a new image, serving the change', async () => {
+        if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
+        const pods = await skaffoldGatewayPods();
+        const rebuilt = pods.length >= 2 && pods.every((pod: any) =>
+          pod.spec.containers[0].image !== before.spec.containers[0].image && pod.status.containerStatuses?.[0]?.ready);
+        if (!rebuilt) return undefined;
+        const docs = await httpInNamespace(`${base}/docs/json`);
+        return JSON.parse(docs.body).info.description === changed ? true : undefined;
+      }, 480_000, 2000);
+      console.log(`# skaffold dev: change saved → rebuilt, redeployed and served in ${((Date.now() - changedAt) / 1000).toFixed(0)} s`);
+    } catch (error) {
+      (error as Error).message += `\n${dev.logTail(40)}`;
+      throw error;
+    } finally {
+      await dev.stop(30_000);
+    }
+  });
 });
+
+/** The one file under dir whose text contains `text`. */
+function findSourceFile(dir: string, text: string): string {
+  const files = (readdirSync(dir, { recursive: true }) as string[])
+    .map((file) => join(dir, file))
+    .filter((file) => file.endsWith('.ts') && readFileSync(file, 'utf8').includes(text));
+  if (files.length !== 1) throw new Error(`expected one file under ${dir} with ${JSON.stringify(text)}, found ${files.join(', ')}`);
+  return files[0]!;
+}
 
 /** A query run by psql inside the Postgres pod, unaligned output. */
 async function psql(sql: string): Promise<string> {
@@ -366,16 +507,28 @@ const INSIDE_THE_CONTAINER = String.raw`
 
 const gatewayServiceUrl = () => serviceUrl('gateway');
 
-/** An HTTP request from inside the cluster's network namespace (a GraphQL body makes it a POST). */
-async function httpInNamespace(url: string, graphql?: object): Promise<{ status: number; body: string }> {
-  const post = graphql ? ['-X', 'POST', '-H', 'content-type: application/json', '--data-binary', JSON.stringify(graphql)] : [];
-  const result = await cluster.netns.runOk('curl', ['-sS', '--max-time', '10', '-w', '\n%{http_code}', ...post, url]);
+interface InNamespaceRequest {
+  /** Default: POST with a JSON body, GET without. */
+  method?: string;
+  json?: object;
+  /** Sent as `Authorization: Bearer <token>` (the chart's gateway.writeToken for writes). */
+  token?: string;
+}
+
+/** An HTTP request from inside the cluster's network namespace. */
+async function httpInNamespace(url: string, request: InNamespaceRequest = {}): Promise<{ status: number; body: string }> {
+  const method = request.method ?? (request.json ? 'POST' : 'GET');
+  const body = request.json ? ['-H', 'content-type: application/json', '--data-binary', JSON.stringify(request.json)] : [];
+  const auth = request.token ? ['-H', `authorization: Bearer ${request.token}`] : [];
+  const result = await cluster.netns.runOk('curl', ['-sS', '--max-time', '10', '-w', '\n%{http_code}', '-X', method, ...body, ...auth, url]);
   const cut = result.lastIndexOf('\n');
   return { body: result.slice(0, cut), status: Number(result.slice(cut + 1)) };
 }
 
-async function serviceUrl(component: string): Promise<string> {
-  const service = await cluster.getJson(['service', name(component), '-n', NAMESPACE]);
+const serviceUrl = (component: string) => serviceUrlIn(NAMESPACE, name(component));
+
+async function serviceUrlIn(namespace: string, serviceName: string): Promise<string> {
+  const service = await cluster.getJson(['service', serviceName, '-n', namespace]);
   return `http://${service.spec.clusterIP}:${service.spec.ports[0].port}`;
 }
 
@@ -407,19 +560,18 @@ async function startK6(load: { vus: number; duration: string; pauseSeconds: numb
   const [command, args] = cluster.inNamespace(requireTool('k6'), [
     'run', '--no-usage-report', '--quiet', '--summary-export', summaryFile, K6_SCRIPT,
   ]);
-  const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', `k6-${Date.now()}.log`), {
+  const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', 'k6.log'), {
     env: {
       ...process.env, BASE_URL: await gatewayServiceUrl(), VUS: String(load.vus), DURATION: load.duration,
       PAUSE_SECONDS: String(load.pauseSeconds),
     },
   });
   return {
-    /** The failed requests k6 logged (time, method, URL, status, network error). */
-    failures: () => k6.output.split('\n').filter((line) => line.includes('request failed:')),
-    stop: async (): Promise<K6Summary> => {
+    /** The summary, and the end of k6's log (failed requests are logged by the script). */
+    stop: async (): Promise<{ summary: K6Summary; log: string }> => {
       await k6.stop(30_000);
       if (!existsSync(summaryFile)) throw new Error(`k6 wrote no summary\n${k6.logTail()}`);
-      return JSON.parse(readFileSync(summaryFile, 'utf8')) as K6Summary;
+      return { summary: JSON.parse(readFileSync(summaryFile, 'utf8')) as K6Summary, log: k6.logTail(20) };
     },
   };
 }

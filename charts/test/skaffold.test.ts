@@ -1,13 +1,15 @@
 // skaffold.yaml, checked offline with the pinned skaffold: it parses under its schema version,
-// the kind profile stops pushing, and rendering hands the built image tags to the chart.
+// the kind profile stops pushing, the local-podman profile builds with podman and pushes, and
+// rendering hands the built image tags to the chart. real-cluster.test.ts runs it for real.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { findManifest, parseManifests, REPO_ROOT } from './support/chart.js';
 import { runOk } from '../../scripts/test/process.js';
+import { skaffoldEnvironment } from './support/skaffold.js';
 import { requireTool } from './support/tools.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'catalog-skaffold-'));
@@ -16,16 +18,7 @@ let skaffold: string;
 
 before(() => {
   skaffold = requireTool('skaffold');
-  // Skaffold's global config: no telemetry, no update check, no survey prompt.
-  const globalConfig = join(scratch, 'skaffold-global.yaml');
-  writeFileSync(globalConfig, 'global:\n  collect-metrics: false\n  update-check: false\n  survey:\n    disable-prompt: true\n');
-  skaffoldEnv = {
-    SKAFFOLD_CONFIG: globalConfig,
-    SKAFFOLD_UPDATE_CHECK: 'false',
-    // skaffold renders the chart with helm: the pinned one.
-    PATH: [dirname(requireTool('helm')), process.env.PATH].join(delimiter),
-    HOME: scratch,
-  };
+  skaffoldEnv = { ...skaffoldEnvironment(scratch), HOME: scratch };
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -52,6 +45,28 @@ describe('skaffold.yaml', () => {
   test('the kind profile builds locally without pushing', async () => {
     const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml', '--profile', 'kind']));
     assert.equal(config.build.local.push, false);
+  });
+
+  test('the local-podman profile builds each Dockerfile with podman (scripts/images/skaffold-build.sh) and pushes', async () => {
+    const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml', '--profile', 'local-podman']));
+    assert.equal(config.build.local.push, true);
+    assert.deepEqual(
+      config.build.artifacts.map((a: any) => [a.image, a.docker, a.custom.buildCommand]),
+      [
+        ['catalog-gateway', undefined, 'bash scripts/images/skaffold-build.sh gateway/Dockerfile'],
+        ['catalog-loader', undefined, 'bash scripts/images/skaffold-build.sh loader-job/Dockerfile'],
+      ],
+    );
+    // Every path each Dockerfile copies is a listed input (a change there rebuilds the image).
+    for (const artifact of config.build.artifacts) {
+      const dockerfile = readFileSync(join(REPO_ROOT, artifact.custom.buildCommand.split(' ').pop()), 'utf8');
+      const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1]!.split(' '));
+      for (const path of copied) {
+        const input = path.replace(/\/$/, '');
+        assert.ok(artifact.custom.dependencies.paths.some((listed: string) => input === listed || input.startsWith(`${listed}/`)),
+          `${artifact.image}: ${input} is copied but not a listed input`);
+      }
+    }
   });
 
   test('render hands the built tags to the chart, and the port-forwards name Services the chart creates', async () => {

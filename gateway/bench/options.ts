@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { LoadSettings } from './wrk.js';
 
 /** The workloads by their short names, in the order a run measures them. */
-export const WORKLOAD_NAMES = ['page', 'cold', 'hot'] as const;
+export const WORKLOAD_NAMES = ['page', 'cold', 'hot', 'longtail'] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 
 export interface BenchOptions {
@@ -15,13 +15,15 @@ export interface BenchOptions {
   gatewayLogLevel: string;
   /** Write a V8 CPU profile of the gateway (results/profiles/) to see where its time goes. */
   profileGateway: boolean;
+  /** Distinct products the long-tail mix asks for (Zipf ranks spread over the catalog). */
+  longTailRanks: number;
   /** Which workloads to measure (all by default): lets a profile or an A/B test focus on one. */
   workloads: ReadonlySet<WorkloadName>;
 }
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
-                                [--profile-gateway] [--workloads page,cold,hot]`;
+                                [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -41,6 +43,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       connections: { type: 'string', default: '64' },
       threads: { type: 'string', default: '1' },
       'gateway-log-level': { type: 'string', default: 'info' },
+      'long-tail-ranks': { type: 'string', default: '200000' },
       'profile-gateway': { type: 'boolean', default: false },
       workloads: { type: 'string', default: WORKLOAD_NAMES.join(',') },
     },
@@ -58,6 +61,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     warmupSeconds: positiveInteger('warmup', values.warmup),
     rounds: positiveInteger('rounds', values.rounds),
     gatewayLogLevel: values['gateway-log-level'],
+    longTailRanks: positiveInteger('long-tail-ranks', values['long-tail-ranks']),
     profileGateway: values['profile-gateway'],
     workloads: workloadSet(values.workloads),
   };

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { productPageBody, type GraphqlDialect } from './queries.js';
-import { seededRandom, uniformInt, zipfSampler, type Random } from './random.js';
+import { scatterRanks, zipfSampler } from '../../k6/lib/zipf.js';
+import { seededRandom, uniformInt, type Random } from './random.js';
 
 /** One request of a plan; wrk/replay-plan.lua replays a plan file line by line. */
 export interface PlannedRequest {
@@ -17,14 +18,23 @@ export interface IdRange {
 }
 
 const LIST_PAGE_SIZE = 5;
-/** Share of each legacy REST route in a mix, as front ends call them for a product page. */
-const REST_MIX: ReadonlyArray<readonly [route: RestRoute, weight: number]> = [
+type RestRoute = 'product' | 'styles' | 'related' | 'list';
+/** Share of each legacy REST route in a mix. */
+type RouteMix = ReadonlyArray<readonly [route: RestRoute, weight: number]>;
+/** The cold and hot mixes, as front ends call the routes for a product page. */
+const PRODUCT_PAGE_MIX: RouteMix = [
   ['product', 35],
   ['styles', 35],
   ['related', 20],
   ['list', 10],
 ];
-type RestRoute = 'product' | 'styles' | 'related' | 'list';
+/** The long-tail mix of issue 13: styles, the biggest responses, weigh most. */
+const LONG_TAIL_MIX: RouteMix = [
+  ['product', 30],
+  ['styles', 40],
+  ['related', 20],
+  ['list', 10],
+];
 
 function restRequest(route: RestRoute, productId: number, page: number): PlannedRequest {
   const path = {
@@ -36,24 +46,26 @@ function restRequest(route: RestRoute, productId: number, page: number): Planned
   return { method: 'GET', path, body: '' };
 }
 
-function pickRoute(random: Random): RestRoute {
-  const totalWeight = REST_MIX.reduce((sum, [, weight]) => sum + weight, 0);
+function pickRoute(random: Random, mix: RouteMix): RestRoute {
+  const totalWeight = mix.reduce((sum, [, weight]) => sum + weight, 0);
   let roll = random() * totalWeight;
-  for (const [route, weight] of REST_MIX) {
+  for (const [route, weight] of mix) {
     roll -= weight;
     if (roll < 0) return route;
   }
-  return REST_MIX[REST_MIX.length - 1]![0];
+  return mix[mix.length - 1]![0];
 }
 
-function restPlan(size: number, random: Random, productId: () => number, page: () => number): PlannedRequest[] {
-  return Array.from({ length: size }, () => restRequest(pickRoute(random), productId(), page()));
+function restPlan(size: number, random: Random, productId: () => number, page: () => number, mix = PRODUCT_PAGE_MIX): PlannedRequest[] {
+  return Array.from({ length: size }, () => restRequest(pickRoute(random, mix), productId(), page()));
 }
+
+const lastListPage = (ids: IdRange) => Math.max(1, Math.floor((ids.max - ids.min + 1) / LIST_PAGE_SIZE));
 
 /** REST mix over uniformly random ids and pages of the whole catalog: every response cache misses. */
 export function coldRestPlan(ids: IdRange, size: number, seed: number): PlannedRequest[] {
   const random = seededRandom(seed);
-  const lastPage = Math.max(1, Math.floor((ids.max - ids.min + 1) / LIST_PAGE_SIZE));
+  const lastPage = lastListPage(ids);
   return restPlan(size, random, () => uniformInt(random, ids.min, ids.max), () => uniformInt(random, 1, lastPage));
 }
 
@@ -68,9 +80,30 @@ export interface HotSpot {
 export function hotRestPlan(ids: IdRange, size: number, seed: number, hotSpot: HotSpot): PlannedRequest[] {
   const random = seededRandom(seed);
   const popularIds = Array.from({ length: hotSpot.population }, () => uniformInt(random, ids.min, ids.max));
-  const productRank = zipfSampler(random, hotSpot.population, hotSpot.exponent);
-  const pageRank = zipfSampler(random, 100, hotSpot.exponent);
+  const productRank = zipfSampler(hotSpot.population, hotSpot.exponent, random);
+  const pageRank = zipfSampler(100, hotSpot.exponent, random);
   return restPlan(size, random, () => popularIds[productRank() - 1]!, pageRank);
+}
+
+export interface LongTail {
+  /** How many distinct products are ever asked for (issue 13: 200,000 of a 1M catalog). */
+  ranks: number;
+  /** Zipf exponent over those ranks and over the list pages (issue 13: 1.1). */
+  exponent: number;
+}
+
+/**
+ * The long-tail REST mix: Zipf over `ranks` products whose ids are spread across the whole
+ * catalog (a fixed permutation, so rank 1 is not id 1), and Zipf over every list page. Far more
+ * distinct responses than the in-process cache holds: it measures what the cache keeps.
+ */
+export function longTailRestPlan(ids: IdRange, size: number, seed: number, longTail: LongTail): PlannedRequest[] {
+  const random = seededRandom(seed);
+  const catalogSize = ids.max - ids.min + 1;
+  const productRank = zipfSampler(Math.min(longTail.ranks, catalogSize), longTail.exponent, random);
+  const spread = scatterRanks(catalogSize);
+  const pageRank = zipfSampler(lastListPage(ids), longTail.exponent, random);
+  return restPlan(size, random, () => ids.min - 1 + spread(productRank()), pageRank, LONG_TAIL_MIX);
 }
 
 /** The product-page GraphQL query for uniformly random products. */

@@ -17,7 +17,8 @@ import { findPid } from './cpu-usage.js';
 import { openBenchDataset } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
-import { coldGraphqlPlan, coldRestPlan, hotRestPlan, writePlan, type PlannedRequest } from './plans.js';
+import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
+import { residentMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
 import { compareTargets, type Contender, type PlanFile } from './compare.js';
 import { printReport, writeReport, type Cell, type Workload } from './report.js';
@@ -33,6 +34,13 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 const COLD_PLAN_SIZE = 200_000;
 const HOT_PLAN_SIZE = 100_000;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
+const LONG_TAIL_EXPONENT = 1.1;
+/**
+ * The long-tail mix is one Zipf stream cut into a warm-up slice and one slice per round, so no
+ * round replays what an earlier one asked for: 2 requests per rank (400,000 at 200,000 ranks).
+ * A target that serves more in a round wraps around its slice, and the report says so.
+ */
+const LONG_TAIL_SLICE_PER_RANK = 2;
 /** The bare server replays this many recorded cold-mix responses (same route mix and sizes). */
 const BARE_COLD_RESPONSES = 20_000;
 
@@ -45,6 +53,8 @@ await mkdir(PLAN_DIR, { recursive: true });
 const cleanups: Array<() => Promise<void>> = [];
 const cells: Cell[] = [];
 let hotCache: CacheShare | undefined;
+let longTailCache: CacheShare | undefined;
+let longTailMemory: ResidentMemory | undefined;
 try {
   const dataset = await openBenchDataset({ products: options.products, seed: options.seed, log });
   cleanups.push(() => dataset.stop());
@@ -104,13 +114,23 @@ try {
     ]);
     await postgraphile.stop();
   }
-  if (options.workloads.has('cold') || options.workloads.has('hot')) {
-    // The bare server records the gateway's answers for the hot plan and for a cold sample of
-    // its own (uniform ids, like the gateway's cold plan but other ids, so the gateway's cold
-    // rounds stay cold).
+  if (options.workloads.has('cold') || options.workloads.has('hot') || options.workloads.has('longtail')) {
+    // The bare server records the gateway's answers for the hot and long-tail plans and for a
+    // cold sample of its own (uniform ids, like the gateway's cold plan but other ids, so the
+    // gateway's cold rounds stay cold). Recording the long tail also leaves every one of its
+    // responses in the gateway's Redis, as a fleet's shared cache would hold them.
     const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
     const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
-    const replayed = [...(options.workloads.has('cold') ? bareCold.requests : []), ...(options.workloads.has('hot') ? restHot.requests : [])];
+    const longTailSlice = Math.round(LONG_TAIL_SLICE_PER_RANK * Math.min(options.longTailRanks, productIds.max - productIds.min + 1));
+    const longTail = longTailRestPlan(productIds, longTailSlice * (options.rounds + 1), seed + 6, {
+      ranks: options.longTailRanks,
+      exponent: LONG_TAIL_EXPONENT,
+    });
+    const replayed = [
+      ...(options.workloads.has('cold') ? bareCold.requests : []),
+      ...(options.workloads.has('hot') ? restHot.requests : []),
+      ...(options.workloads.has('longtail') ? longTail : []),
+    ];
     log('bare node:http: recording the gateway responses it will replay');
     const bare = await startBareServer({ upstreamUrl: gateway.baseUrl, paths: [...new Set(replayed.map(({ path }) => path))], logDir: LOG_DIR });
     cleanups.push(() => bare.stop());
@@ -146,6 +166,23 @@ try {
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
     }
+
+    // REST mix, long tail: Zipf over many more responses than the in-process cache holds; the
+    // gateway's cache starts as the recording left it and the warm-up slice settles it.
+    if (options.workloads.has('longtail')) {
+      const [warmup, ...rounds] = await Promise.all(
+        Array.from({ length: options.rounds + 1 }, (_, slice) =>
+          plan(`rest-long-tail-${slice}`, longTail.slice(slice * longTailSlice, (slice + 1) * longTailSlice)),
+        ),
+      );
+      const lookupsBefore = await readCacheLookups(gateway.baseUrl);
+      await compare('REST mix, long tail', [
+        { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
+        { target: 'bare node:http', server: bare, warmup: warmup!, rounds, cold: true },
+      ]);
+      longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway.baseUrl));
+      longTailMemory = residentMemory(gateway.pid);
+    }
   }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
@@ -160,11 +197,17 @@ const setup =
   `wrk, the target, Postgres and Redis share the machine's ${(await import('node:os')).availableParallelism()} cores. ` +
   `Gateway at ${gatewayRevision()}: pool ${gatewayConfig.DB_POOL_MAX}, cache TTL ${gatewayConfig.CACHE_TTL_SECONDS} s, ` +
   `in-process LRU ${gatewayConfig.CACHE_MAX_ENTRIES} entries / ${gatewayConfig.CACHE_MAX_BYTES / 1024 ** 2} MiB, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
-  `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products.`;
-const cacheNote = hotCache
-  ? `Gateway cache during the hot mix (its metrics): in-process LRU hits ${(100 * hotCache.memoryHitRatio).toFixed(1)}%, ` +
-    `Redis answered ${(100 * hotCache.redisHitRatio).toFixed(1)}% of the LRU's misses.`
+  `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products. ` +
+  `Long-tail mix: Zipf(s=${LONG_TAIL_EXPONENT}) over ${Math.min(options.longTailRanks, options.products)} products spread across the catalog, list pages Zipf too.`;
+const describeCache = (workload: string, share: CacheShare | undefined) =>
+  share
+    ? `Gateway cache during the ${workload} (its metrics): in-process cache hits ${(100 * share.memoryHitRatio).toFixed(1)}%, ` +
+      `Redis answered ${(100 * share.redisHitRatio).toFixed(1)}% of its misses.`
+    : '';
+const memoryNote = longTailMemory
+  ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB).`
   : '';
+const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote].filter(Boolean).join('\n');
 printReport(cells);
 console.log(cacheNote);
 await writeReport(RESULTS_DIR, cells, options, `${setup}\n\n${cacheNote}`);

@@ -1,15 +1,15 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/create-cache.js';
-import { PRODUCT_LIST_TAG } from './cache/tags.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
 import { graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
-import { installConnectionDraining } from './http/drain.js';
-import { createServerWithHotLane, type Lifecycle } from './http/hot-lane.js';
-import { createRequestIdGenerator } from './http/request-ids.js';
+import { CatalogEvents } from './events/catalog-events.js';
+import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
+import { createServerWithHotLane } from './http/hot-lane.js';
+import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { answerClientError } from './http/client-errors.js';
 import { installUtf8JsonParser } from './http/json-body.js';
@@ -22,6 +22,7 @@ import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
 import { ProductPager } from './paging/product-pager.js';
+import { CacheHits, catalogCache } from './plugins/catalog-cache.js';
 import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
@@ -58,42 +59,35 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
   observePool(metrics, db.pool);
   const repositories = createRepositories(db);
-  const pager = new ProductPager(repositories.products);
-  const { cache, connections, breaker } = createCache(config, metrics, logger);
-  // Ids added or removed anywhere (this replica or another) move every position after them.
-  cache.onInvalidate((tags) => {
-    if (tags.includes(PRODUCT_LIST_TAG)) pager.reset();
-  });
-  // A loader run swaps a whole new catalog in around the gateway: drop every cached answer.
-  const catalogSwaps = listenForCatalogSwaps(
-    config.DATABASE_URL,
-    (swapId) => {
-      logger.info({ swapId }, 'a new catalog is in service: clearing the response cache');
-      cache.clearAll(swapId);
-    },
-    logger,
-  );
+  // What happens to the catalog (writes, catalog swaps, changes heard from other replicas):
+  // the response cache and the pager each subscribe.
+  const events = new CatalogEvents();
+  const pager = new ProductPager(repositories.products, events);
+  const cacheParts = createCache(config, events, metrics, logger);
+  const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
   const services: Services = {
     config,
     db,
     repositories,
     batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
-    cache,
-    writes: new ProductWrites(repositories.products, cache),
+    cache: cacheParts.cache,
+    writes: new ProductWrites(repositories.products, events),
     metrics,
   };
 
   const lifecycle: Lifecycle = { closing: false };
-  const nextRequestId = createRequestIdGenerator();
+  const requestIdOf = createRequestIds();
+  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cache, metrics, logger, lifecycle, nextRequestId),
+    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    requestIdHeader: 'x-request-id',
     // Request lines come from installRequestLog (one per request instead of two).
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: nextRequestId,
+    // The hot lane takes request ids the same way.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     schemaErrorFormatter: formatValidationError,
     clientErrorHandler: answerClientError,
     // While draining, a request that reached this replica on an open connection is served (with
@@ -101,14 +95,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  // First: a GET the in-process cache answers runs no other hook, as in the hot lane.
+  await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
+  installCommonHeaders(app, lifecycle);
   installValidators(app);
   installUtf8JsonParser(app);
-  installConnectionDraining(app, lifecycle);
   const failures = new FailureLog(logger, deps.failureSummaryMs);
   installErrorHandler(app, failures);
   installMethodNotAllowed(app);
@@ -123,12 +115,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.addHook('onClose', async () => {
     await catalogSwaps.close();
     await db.close();
-    await cache.settled();
-    cache.stop();
     failures.stop();
-    breaker?.shutdown();
-    // quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
-    await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
   });
   return app;
 }

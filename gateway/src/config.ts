@@ -45,8 +45,14 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica; the TTL only bounds staleness after edits made in the database directly',
   },
-  CACHE_MAX_ENTRIES: { description: 'most entries in the in-process LRU (in front of Redis, or alone without it)' },
-  CACHE_MAX_BYTES: { description: 'most bytes in the in-process LRU (128 MiB); an entry larger than this is served but not cached' },
+  CACHE_MAX_ENTRIES: {
+    description:
+      'most entries in the in-process cache (in front of Redis, or alone without it); once full, TinyLFU admission lets a new response in only if it is asked for more often than the least recently used one',
+  },
+  CACHE_MAX_BYTES: {
+    description:
+      'most bytes in the in-process cache (128 MiB; each body counted once, plus 512 bytes per entry); usually the bound that decides. An entry larger than this is served but not cached',
+  },
   REDIS_COMMAND_TIMEOUT_MS: {
     description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',
   },

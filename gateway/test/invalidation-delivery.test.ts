@@ -37,7 +37,7 @@ describe('invalidations across replicas are never lost', () => {
       const computing = cache.getOrCompute('/race/products/2', async () => {
         readDone(); // the read happened; the write and its invalidation land now
         await held;
-        return { status: 200, body: '{"stale":true}', meta: 'race', tags: ['product:2'], cacheable: true };
+        return { status: 200, body: '{"stale":true}', route: '/products/:product_id/styles', tags: ['product:2'], cacheable: true };
       });
       await read;
       const write = await writer.inject({ method: 'PUT', url: '/products/2', headers: authorized, payload: { slogan: 'newer' } });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
-import { authorized, countStatements, createCatalog, startGateway, withClient } from './support/gateway.js';
+import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
+import { authorized, countStatements, createCatalog, eventually, startGateway, withClient } from './support/gateway.js';
 
 // 4,321 products with gaps in the ids (every 7th id missing), so positions and ids differ.
 const SEED = `
@@ -84,5 +85,44 @@ describe('page/count paging', () => {
       assert.equal(response.statusCode, 400, query);
       assert.match(response.json().error, message, query);
     }
+  });
+});
+
+// Page anchors follow the catalog events, not the response cache: with the cache off, a replica
+// still hears through Redis that another one added or removed products. A private Redis: pub/sub
+// channels span Redis's databases, so the suite's shared Redis would carry these announcements
+// to every other test's gateway.
+describe('page/count paging across replicas with the cache off', () => {
+  let redis: RedisServer;
+  let reader: FastifyInstance;
+  let writer: FastifyInstance;
+  let databaseUrl: string;
+  before(async () => {
+    databaseUrl = await createTestDatabase('paging-replicas');
+    await createCatalog(databaseUrl, SEED);
+    redis = await startRedis();
+    const env = { CACHE_TTL_SECONDS: '0', REDIS_URL: redis.url };
+    [reader, writer] = await Promise.all([startGateway(databaseUrl, env), startGateway(databaseUrl, env)]);
+  });
+  after(async () => {
+    await Promise.all([reader.close(), writer.close()]);
+    await redis.stop();
+  });
+
+  const ids = async (app: FastifyInstance, url: string) => ((await app.inject({ method: 'GET', url })).json() as { id: number }[]).map((product) => product.id);
+
+  it('moves deep pages at once when another replica deletes a product before them', async () => {
+    const url = '/products?page=600&count=5';
+    const before = await ids(reader, url); // builds the reader's anchors
+    const deleted = await writer.inject({ method: 'DELETE', url: '/products/10', headers: authorized });
+    assert.equal(deleted.statusCode, 204);
+    const expected = await withClient(databaseUrl, async (client) =>
+      (await client.query('SELECT id::int FROM catalog.products ORDER BY id OFFSET 2995 LIMIT 5')).rows.map((row) => row.id as number),
+    );
+    assert.notDeepEqual(expected, before, 'the deletion shifts the page');
+    // Well inside the anchors' 60 s age limit: the reader heard of the deletion.
+    await eventually('the reader pages past the deleted product', async () => JSON.stringify(await ids(reader, url)) === JSON.stringify(expected));
+    const metrics = (await writer.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.doesNotMatch(metrics, /catalog_cache_errors_total\{backend="redis",operation="invalidate"\}/, 'Redis took the announcement');
   });
 });

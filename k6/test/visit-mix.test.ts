@@ -23,6 +23,21 @@ test('zipf ranks stay within 1..n and the most popular ranks dominate', () => {
   assert.ok((counts.get(1) ?? 0) > (counts.get(2) ?? 0) && (counts.get(2) ?? 0) > (counts.get(10) ?? 0));
 });
 
+test('zipf ranks follow P(rank) ∝ 1 / rank^s exactly, not a continuous approximation', () => {
+  for (const exponent of [1, 1.1, 2]) {
+    const n = 10;
+    const sample = zipfSampler(n, exponent);
+    const counts = Array<number>(n).fill(0);
+    for (let i = 0; i < SAMPLES; i += 1) counts[sample() - 1]! += 1;
+    const weights = counts.map((_, index) => 1 / (index + 1) ** exponent);
+    const total = weights.reduce((sum, weight) => sum + weight, 0);
+    weights.forEach((weight, index) => {
+      const share = counts[index]! / SAMPLES;
+      assert.ok(Math.abs(share - weight / total) < 0.01, `s=${exponent}: rank ${index + 1} got ${share}, expected ${weight / total}`);
+    });
+  }
+});
+
 test('zipf with exponent 0 is uniform, and exponent 1 works too', () => {
   const uniform = zipfSampler(4, 0);
   const counts = [0, 0, 0, 0];

@@ -23,14 +23,8 @@ export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 /** The invalidation generation at which a tag was last invalidated. */
 export const redisTagVersionKey = (tag: string): string => `catalog:tagver:${tag}`;
 
-/** Counts every invalidation ever made through Redis; replicas compare it with what they heard. */
-export const REDIS_GENERATION_KEY = 'catalog:generation';
-
 /** Every response and tag key, for a sweep after a new catalog is swapped in. */
 export const REDIS_KEY_PATTERNS = ['catalog:response:*', 'catalog:tag:*'] as const;
 
 /** Claimed by the one replica that sweeps Redis after a given catalog swap. */
 export const redisSweepKey = (swapId: string): string => `catalog:swept:${swapId}`;
-
-/** Pub/sub channel on which every replica hears which tags a write invalidated. */
-export const INVALIDATION_CHANNEL = 'catalog:invalidations';

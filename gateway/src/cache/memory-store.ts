@@ -1,23 +1,33 @@
 import { LRUCache } from 'lru-cache';
-import type { CacheEntry } from './entry.js';
+import { TinyLfuAdmission } from './admission.js';
+import type { CacheEntry, CachedRoute } from './entry.js';
 
 /**
- * A cached response whose body is encoded once, on first use, ready to be written to a socket.
- * Lazily: only hot-lane hits (REST GETs) need the bytes; GraphQL entries never do.
+ * A cached response holding its body once: as the string it was stored with (what Fastify,
+ * Redis and GraphQL use) until the hot lane first asks for the bytes to write to a socket, then
+ * as those bytes only. REST entries end up as bytes, GraphQL entries stay strings.
  */
 export class MemoryEntry implements CacheEntry {
-  readonly body: string;
-  readonly meta: string;
+  readonly route: CachedRoute;
   readonly tags: string[];
   readonly expiresAt: number;
+  private text: string | undefined;
   private encoded: Buffer | undefined;
 
   constructor(entry: CacheEntry) {
-    ({ body: this.body, meta: this.meta, tags: this.tags, expiresAt: this.expiresAt } = entry);
+    ({ body: this.text, route: this.route, tags: this.tags, expiresAt: this.expiresAt } = entry);
+  }
+
+  get body(): string {
+    return this.text ?? this.encoded!.toString();
   }
 
   get bytes(): Buffer {
-    return (this.encoded ??= Buffer.from(this.body));
+    if (!this.encoded) {
+      this.encoded = Buffer.from(this.text!);
+      this.text = undefined;
+    }
+    return this.encoded;
   }
 }
 
@@ -25,19 +35,29 @@ export class MemoryEntry implements CacheEntry {
 const ENTRY_OVERHEAD_BYTES = 512;
 
 /**
+ * The body is held once, as a string or as its UTF-8 bytes: its UTF-8 length counts for both
+ * (V8 keeps ASCII strings at one byte a character).
+ */
+const entryBytes = (entry: CacheEntry, key: string) => Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES;
+
+/**
  * In-process LRU of responses with a tag index, so evicting a product finds its keys directly.
  * Bounded both by entry count and by bytes, so memory stays bounded whatever the response sizes.
+ * Once full, TinyLFU admission decides: a new response replaces the LRU's victim only if it was
+ * asked for more often, so long-tail traffic cannot flush the frequent responses.
  */
 export class MemoryStore {
   private readonly entries: LRUCache<string, MemoryEntry>;
   private readonly keysByTag = new Map<string, Set<string>>();
+  private readonly admission: TinyLfuAdmission;
 
   constructor(limits: { maxEntries: number; maxBytes: number }) {
+    // Sized for the most entries the limits allow (the byte budget of the smallest entries).
+    this.admission = new TinyLfuAdmission(Math.min(limits.maxEntries, Math.ceil(limits.maxBytes / ENTRY_OVERHEAD_BYTES)));
     this.entries = new LRUCache<string, MemoryEntry>({
       max: limits.maxEntries,
       maxSize: limits.maxBytes,
-      // The body may be held twice: as a string (for Fastify and Redis) and encoded (for the hot lane).
-      sizeCalculation: (entry, key) => entry.body.length + Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES,
+      sizeCalculation: (entry, key) => entryBytes(entry, key),
       // Whenever an entry leaves (evicted, expired, replaced, deleted), unhook it from its tags.
       dispose: (entry, key) => {
         for (const tag of entry.tags) {
@@ -49,16 +69,21 @@ export class MemoryStore {
     });
   }
 
+  /** A hit counts as an access; a miss is counted when its response is stored (`set`), once. */
   get(key: string): MemoryEntry | undefined {
     const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= Date.now()) {
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
       this.entries.delete(key);
       return undefined;
     }
+    this.admission.record(key);
     return entry;
   }
 
   set(key: string, entry: CacheEntry): void {
+    this.admission.record(key);
+    if (!this.entries.has(key) && !this.admits(key, entry)) return;
     this.entries.set(key, new MemoryEntry(entry));
     // An entry bigger than the whole byte budget is refused by the LRU: index nothing for it.
     if (!this.entries.has(key)) return;
@@ -67,6 +92,14 @@ export class MemoryStore {
       if (!keys) this.keysByTag.set(tag, (keys = new Set()));
       keys.add(key);
     }
+  }
+
+  /** Room to spare, or asked for more often than the entry it would push out. */
+  private admits(key: string, entry: CacheEntry): boolean {
+    const full = this.entries.size >= this.entries.max || this.entries.calculatedSize + entryBytes(entry, key) > this.entries.maxSize;
+    if (!full) return true;
+    const victim = this.entries.rkeys().next();
+    return victim.done === true || this.admission.admit(key, victim.value);
   }
 
   evictTags(tags: Iterable<string>): void {

@@ -8,6 +8,19 @@ const STATE = { closed: 0, open: 1, halfOpen: 2 } as const;
 /** Whether an error is the breaker refusing a call (Redis was not asked at all). */
 export const isCircuitOpen = (error: unknown): boolean => (error as { code?: unknown })?.code === 'EOPENBREAKER';
 
+/** Counts and logs a failed Redis operation of the cache (get, set, invalidate, subscribe, generation). */
+export type RedisFailureReport = (operation: string, error: unknown) => void;
+
+export function redisFailureReport(metrics: Metrics, logger: Logger): RedisFailureReport {
+  return (operation, error) => {
+    // Reads and stores the open circuit refused never reached Redis: counted as rejections. An
+    // invalidation it refused is still a failure to deliver (and will be retried).
+    if (isCircuitOpen(error) && operation !== 'invalidate') return;
+    metrics.cacheErrors.inc({ backend: 'redis', operation });
+    logger.debug({ err: error, operation }, 'redis cache operation failed');
+  };
+}
+
 /**
  * Every Redis call of the response cache goes through one circuit breaker (opossum). Each call
  * is bounded by the connection's command timeout; once half of the recent calls (at least 5)

@@ -1,9 +1,8 @@
 import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
 import type { RedisBreaker } from './redis-breaker.js';
+import { INVALIDATION_CHANNEL, REDIS_GENERATION_KEY } from '../events/redis-change-relay.js';
 import {
-  INVALIDATION_CHANNEL,
-  REDIS_GENERATION_KEY,
   REDIS_KEY_PATTERNS,
   redisResponseKey,
   redisSweepKey,
@@ -41,12 +40,6 @@ for i = 2, 1 + tags do
 end
 redis.call('PUBLISH', ARGV[1], '{"generation":' .. generation .. ',"tags":' .. ARGV[2] .. '}')
 return generation`;
-
-/** An invalidation as published: its generation and the tags it evicted. */
-export interface InvalidationMessage {
-  generation: number;
-  tags: string[];
-}
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

@@ -1,7 +1,4 @@
-/** Tag carried by every cached response that depends on paging over the product list. */
-export const PRODUCT_LIST_TAG = 'products:list';
-
-export const productTag = (id: number): string => `product:${id}`;
+import { PRODUCT_LIST_TAG, productTag } from '../events/change-tags.js';
 
 /**
  * The tags of one response under construction: every product id the response was built from

@@ -64,7 +64,7 @@ export function graphqlRoute(services: Services) {
           status: response.status ?? 200,
           body: response.body.string,
           headers: response.headers,
-          meta: operation ? `${operation.operation} ${operation.name?.value ?? 'anonymous'}` : '',
+          route: '/graphql',
           tags: scope.tags.values,
           cacheable: operation?.operation === 'query' && !context.failed,
         };

@@ -1,8 +1,9 @@
 import type { Counter, Histogram } from 'prom-client';
+import type { CachedRoute } from '../cache/entry.js';
 
 export interface HotHitLabels {
   method: 'GET';
-  route: string;
+  route: CachedRoute;
   status_code: '200';
 }
 
@@ -10,7 +11,8 @@ export interface HotHitLabels {
 const MAX_PENDING = 4096;
 
 /**
- * Metrics of requests the hot lane answers from the in-process cache. A hit only appends its
+ * Metrics of requests answered from the in-process cache (by the catalog-cache plugin's hook or
+ * the hot lane). A hit only appends its
  * labels and duration; the prom-client updates run in one tight loop when the metrics are
  * collected (every scrape) or every MAX_PENDING hits, where they cost a fraction of what they
  * cost one by one between socket writes. Nothing is lost or late for a scrape: collecting

@@ -1,20 +1,32 @@
+import type { CatalogEvents } from '../events/catalog-events.js';
 import { BEFORE_FIRST_ID, type ProductRepository, type ProductRow } from '../repository/products.js';
 
 /** Rows between two anchors: the most any page has to skip through the primary-key index. */
 export const ANCHOR_SPACING = 1_000;
-/** Bounds how stale anchors get after an out-of-band catalog reload (writes reset them at once). */
+/** Bounds how stale anchors get after edits made in the database directly (writes and reloads reset them at once). */
 const ANCHOR_MAX_AGE_MS = 60_000;
 
 /**
  * `page`/`count` paging with OFFSET semantics over id order, served by keyset queries: the id at
  * every ANCHOR_SPACING-th position is kept in memory, so page 200,000 starts from the nearest
- * anchor and skips fewer than ANCHOR_SPACING index entries, just like page 1.
+ * anchor and skips fewer than ANCHOR_SPACING index entries, just like page 1. The anchors are
+ * dropped whenever the catalog events say positions may have moved: ids added or removed (here
+ * or on another replica), a new catalog swapped in, or changes possibly missed.
  */
 export class ProductPager {
   private anchors: Promise<number[]> | undefined;
   private anchorsExpireAt = 0;
 
-  constructor(private readonly products: ProductRepository) {}
+  constructor(
+    private readonly products: ProductRepository,
+    events: CatalogEvents,
+  ) {
+    events.on('changed', ({ listChanged }) => {
+      if (listChanged) this.reset();
+    });
+    events.on('swapped', () => this.reset());
+    events.on('missed', () => this.reset());
+  }
 
   async page(page: number, count: number): Promise<ProductRow[]> {
     const offset = (page - 1) * count;
@@ -27,7 +39,7 @@ export class ProductPager {
   }
 
   /** Ids were added or removed: positions moved, so the anchors must be rebuilt. */
-  reset(): void {
+  private reset(): void {
     this.anchors = undefined;
   }
 

@@ -1,13 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CachedRoute } from '../cache/entry.js';
 import { restCacheKey } from '../cache/keys.js';
+import { JSON_CONTENT_TYPE } from '../plugins/catalog-cache.js';
 import { createRequestScope, type RequestScope, type Services } from '../services.js';
 
 /**
- * Answers a GET from the response cache, or builds it with a fresh request scope, serialises it
- * with the route's response schema and caches the bytes, tagged with the products it used.
+ * Answers a GET of `route` from the response cache, or builds it with a fresh request scope,
+ * serialises it with the route's response schema and caches the bytes, tagged with the products
+ * it used and named by its route (a later hit is labelled with it).
  */
 export async function replyCached(
   services: Services,
+  route: CachedRoute,
   request: FastifyRequest,
   reply: FastifyReply,
   build: (scope: RequestScope) => Promise<unknown>,
@@ -15,8 +19,7 @@ export async function replyCached(
   const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
     const scope = createRequestScope(services);
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    // The route pattern travels with the cached bytes: the hot lane labels its metrics with it.
-    return { status: 200, body, meta: request.routeOptions.url ?? 'unmatched', tags: scope.tags.values, cacheable: true };
+    return { status: 200, body, route, tags: scope.tags.values, cacheable: true };
   });
-  return reply.code(served.status).type('application/json; charset=utf-8').send(served.body);
+  return reply.code(served.status).type(JSON_CONTENT_TYPE).send(served.body);
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { CachedRoute } from '../cache/entry.js';
 import { NotFoundError } from '../errors.js';
 import { parseProductId } from '../http/ids.js';
 import type { Loaders } from '../loaders/index.js';
@@ -44,7 +45,7 @@ export function productReadRoutes(services: Services) {
         },
       },
       (request, reply) =>
-        replyCached(services, request, reply, async (scope) => {
+        replyCached(services, '/products', request, reply, async (scope) => {
           scope.tags.addProductList();
           const rows = await services.pager.page(request.query.page, request.query.count);
           scope.tags.addProducts(rows.map((row) => row.id));
@@ -54,7 +55,7 @@ export function productReadRoutes(services: Services) {
 
     /** A GET of one product's resource: 404 when the product does not exist. */
     const productRoute = (
-      url: string,
+      url: CachedRoute,
       summary: string,
       responseSchema: object,
       build: (loaders: Loaders, id: number) => Promise<unknown>,
@@ -63,7 +64,7 @@ export function productReadRoutes(services: Services) {
         url,
         { schema: { summary, params: productIdParams, response: { 200: responseSchema, ...notFound } } },
         (request, reply) =>
-          replyCached(services, request, reply, ({ loaders }) => build(loaders, parseProductId(request.params.product_id))),
+          replyCached(services, url, request, reply, ({ loaders }) => build(loaders, parseProductId(request.params.product_id))),
       );
 
     productRoute('/products/:product_id', 'One product with its features', productWithFeaturesSchema, async (loaders, id) =>

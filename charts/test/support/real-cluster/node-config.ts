@@ -14,6 +14,8 @@ export const NODE = {
   /** The pod sandbox: built locally (no registry), named like the upstream one. */
   sandboxImage: 'registry.k8s.io/pause:3.10.1',
   metricsServerPort: 4443,
+  /** The image registry (optional): on the namespace's loopback, where skaffold pushes and containerd pulls. */
+  registry: { host: 'localhost:5000', listen: '127.0.0.1:5000' },
 } as const;
 
 export interface NodeConfigPaths {
@@ -64,7 +66,20 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${dir}/cni/net.d"
+  # The loopback registry speaks plain HTTP.
+  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."${NODE.registry.host}"]
+    endpoint = ["http://${NODE.registry.listen}"]
 `);
+}
+
+/** Debian's docker-registry (distribution 2.8) on the namespace's loopback, storage under the cluster's dir. */
+export function registryConfig({ dir }: NodeConfigPaths): string {
+  return write(join(dir, 'registry/config.yml'), JSON.stringify({
+    version: '0.1',
+    log: { level: 'warn' },
+    storage: { filesystem: { rootdirectory: join(dir, 'registry/data') }, delete: { enabled: true } },
+    http: { addr: NODE.registry.listen },
+  }));
 }
 
 /**

@@ -26,6 +26,8 @@ export function missingPrerequisite(): string | undefined {
   for (const [command, debianPackage] of [
     ['containerd', 'containerd'], ['ctr', 'containerd'], ['runc', 'runc'], ['iptables', 'iptables'],
     ['conntrack', 'conntrack'], ['curl', 'curl'],
+    // The dev-loop steps: skaffold's builds (podman) and the registry it pushes to.
+    ['podman', 'podman'], ['nsenter', 'util-linux'], ['docker-registry', 'docker-registry'],
   ]) {
     if (!commandWorks('which', [command!])) return `needs ${command} (Debian package ${debianPackage})`;
   }

@@ -10,7 +10,7 @@ import { removeNodeCgroups, writeCgroupMounts } from './cgroups.js';
 import { recordHostState, restoreHostState, type HostSnapshot } from './host-state.js';
 import { NetworkNamespace } from './netns.js';
 import {
-  addonManifests, cniConfig, containerdConfig, corefile, kubeletConfig, kubeProxyConfig, NODE,
+  addonManifests, cniConfig, containerdConfig, corefile, kubeletConfig, kubeProxyConfig, NODE, registryConfig,
   type NodeConfigPaths,
 } from './node-config.js';
 
@@ -26,6 +26,11 @@ export interface RealClusterOptions {
   persistentVolumes?: number;
   /** HPA sync period of the controller-manager (default 15 s upstream). */
   hpaSyncPeriod?: string;
+  /**
+   * An image registry (Debian's docker-registry) at NODE.registry inside the namespace: images
+   * pushed there as localhost:5000/… are pulled by the node's containerd.
+   */
+  imageRegistry?: boolean;
 }
 
 /** Seconds each phase of start() took, for the report. */
@@ -35,7 +40,7 @@ export type StartTimings = Record<string, number>;
  * A whole single-node Kubernetes cluster with real containers, inside a network namespace the
  * test creates: etcd, kube-apiserver, controller-manager, scheduler, containerd + runc, kubelet,
  * bridge CNI, kube-proxy (iptables), CoreDNS and metrics-server, each a process on the node
- * (no image registry exists here, so only the workloads run as pods, from imported images).
+ * (only the workloads run as pods, from imported images), and optionally an image registry.
  * stop() removes everything, also after a failed start: processes, cgroups, the namespace with
  * its bridge, veths and iptables rules, and the host state kubelet touches.
  */
@@ -155,6 +160,13 @@ export class RealCluster {
     });
 
     await this.phase('image import', () => this.importImages(options.imagesManifest));
+    if (options.imageRegistry) {
+      await this.phase('image registry', async () => {
+        this.launch('registry', 'docker-registry', ['serve', registryConfig(paths)]);
+        await waitFor('the image registry', async () =>
+          (await this.netns.run('curl', ['-sf', `http://${NODE.registry.listen}/v2/`])).code === 0 ? true : undefined, 30_000, 500);
+      });
+    }
 
     await this.phase('node add-ons', async () => {
       this.launch('kube-proxy', binaries['kube-proxy'], [`--config=${kubeProxyConfig(paths)}`]);
@@ -181,15 +193,26 @@ export class RealCluster {
     });
   }
 
+  /** `ctr` against the node's containerd, in its Kubernetes namespace. */
+  private ctr(args: string[]): Promise<string> {
+    return runOk('ctr', ['--address', join(this.dir, 'containerd/containerd.sock'), '-n', 'k8s.io', ...args]);
+  }
+
   /** Imports every OCI archive named in images.json into containerd's Kubernetes namespace. */
   private async importImages(manifestPath: string): Promise<void> {
-    const socket = join(this.dir, 'containerd/containerd.sock');
     await waitFor('containerd', async () =>
-      (await this.netns.run('ctr', ['--address', socket, 'version'])).code === 0 ? true : undefined, 30_000);
+      (await this.netns.run('ctr', ['--address', join(this.dir, 'containerd/containerd.sock'), 'version'])).code === 0
+        ? true : undefined, 30_000);
     const images: Record<string, { archive: string }> = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    for (const { archive } of Object.values(images)) {
-      await runOk('ctr', ['--address', socket, '-n', 'k8s.io', 'images', 'import', archive]);
-    }
+    for (const { archive } of Object.values(images)) await this.ctr(['images', 'import', archive]);
+  }
+
+  /**
+   * Gives an image on the node a second reference (full names, e.g. docker.io/library/x:1): an
+   * image bump the kubelet resolves locally, as after a push of a new tag.
+   */
+  async tagImage(existing: string, added: string): Promise<void> {
+    await this.ctr(['images', 'tag', '--force', existing, added]);
   }
 
   private launch(name: string, binary: string, args: string[]): GroupProcess {

@@ -1,0 +1,29 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+export interface Lifecycle {
+  /** Set when the server starts draining: responses then ask clients to close the connection. */
+  closing: boolean;
+}
+
+/**
+ * Adds the headers every response carries: the request id, echoed so a client can quote it;
+ * and, while closing, `Connection: close`, so keep-alive clients hang up at once instead of
+ * holding the drain open until their idle timeout.
+ */
+export function addCommonHeaders(headers: OutgoingHttpHeaders, requestId: string, lifecycle: Lifecycle): OutgoingHttpHeaders {
+  headers['x-request-id'] = requestId;
+  if (lifecycle.closing) headers.connection = 'close';
+  return headers;
+}
+
+/** The common headers on every response Fastify sends; draining starts with Fastify's close. */
+export function installCommonHeaders(app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('preClose', async () => {
+    lifecycle.closing = true;
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.headers(addCommonHeaders({}, request.id, lifecycle));
+    done(null, payload);
+  });
+}
