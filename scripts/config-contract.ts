@@ -48,14 +48,17 @@ interface JsonProperty {
 
 /** JSON schema of each variable as the gateway validates it (bounds, enums, defaults). */
 function gatewayProperties(): Record<EnvName, JsonProperty> {
-  const schema = zodToJsonSchema(configSchema, { target: 'jsonSchema7', $refStrategy: 'none' }) as { properties: Record<EnvName, JsonProperty> };
+  const schema = zodToJsonSchema(configSchema, { target: 'jsonSchema7', $refStrategy: 'none' }) as {
+    properties: Record<EnvName, JsonProperty>;
+  };
   return schema.properties;
 }
 
 /** cacheTtlSeconds → CACHE_TTL_SECONDS is how the ConfigMap names the variable; this is the inverse. */
 export const chartKey = (env: string): string => env.toLowerCase().replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
-const isBooleanSwitch = (property: JsonProperty) => property.enum?.length === 2 && property.enum.includes('true') && property.enum.includes('false');
+const isBooleanSwitch = (property: JsonProperty) =>
+  property.enum?.length === 2 && property.enum.includes('true') && property.enum.includes('false');
 
 export interface ChartSetting {
   env: EnvName;
@@ -85,7 +88,9 @@ export function chartSettings(): ChartSetting[] {
         `${env}: ${CONFIG_DOCS[env].description}.`,
         override ? `The chart sets ${JSON.stringify(value)}: ${override.why}.` : '',
         CHART_NOTES[env] ?? '',
-      ].filter(Boolean).join(' ');
+      ]
+        .filter(Boolean)
+        .join(' ');
       return { env, key: chartKey(env), value, description, schema: { ...schema, description } };
     });
 }

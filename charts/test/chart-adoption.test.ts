@@ -15,7 +15,9 @@ import { requireTool } from './support/tools.js';
 import { createNamespace } from './support/namespace.js';
 
 const CI_DIR = join(CHART_DIR, 'ci');
-const VALUE_FILES = readdirSync(CI_DIR).filter((file) => file.endsWith('-values.yaml')).sort();
+const VALUE_FILES = readdirSync(CI_DIR)
+  .filter((file) => file.endsWith('-values.yaml'))
+  .sort();
 /** Kinds from CRDs (Prometheus Operator, Gateway API): no offline schema; the API server gets stand-in CRDs. */
 const CRD_KINDS = new Set(['ServiceMonitor', 'PrometheusRule', 'HTTPRoute']);
 
@@ -55,11 +57,14 @@ describe('value sets for clusters with their own database, monitoring and ingres
     }
     const rule = findManifest(manifests, 'PrometheusRule', '-gateway') as any;
     const rulesFile = parse(readFileSync(join(CHART_DIR, 'files/dashboards/prometheus-rules.yml'), 'utf8'));
-    assert.deepEqual(rule.spec.groups, rulesFile.groups, 'the same rules the chart\'s own Prometheus loads');
+    assert.deepEqual(rule.spec.groups, rulesFile.groups, "the same rules the chart's own Prometheus loads");
     assert.equal(rule.metadata.labels.release, 'kube-prometheus-stack');
     const dashboards = findManifest(manifests, 'ConfigMap', '-dashboards') as any;
     assert.equal(dashboards.metadata.labels.grafana_dashboard, '1');
-    assert.deepEqual(JSON.parse(dashboards.data['catalog-gateway.json']), JSON.parse(readFileSync(join(CHART_DIR, 'files/dashboards/catalog-gateway.json'), 'utf8')));
+    assert.deepEqual(
+      JSON.parse(dashboards.data['catalog-gateway.json']),
+      JSON.parse(readFileSync(join(CHART_DIR, 'files/dashboards/catalog-gateway.json'), 'utf8')),
+    );
     const ingress = findManifest(manifests, 'Ingress', '-gateway') as any;
     assert.equal(ingress.metadata.annotations['cert-manager.io/cluster-issuer'], 'letsencrypt');
     assert.deepEqual(ingress.spec.tls, [{ secretName: 'catalog-gateway-tls', hosts: ['catalog.example.com'] }]);
@@ -88,14 +93,21 @@ describe('value sets for clusters with their own database, monitoring and ingres
     }
     const grafana = container(findManifest(manifests, 'Deployment', '-grafana'), 'grafana');
     assert.equal(grafana.env.find((env: any) => env.name === 'GF_SECURITY_ADMIN_PASSWORD').valueFrom.secretKeyRef.name, 'grafana-admin');
-    assert.ok(!manifests.some((manifest) => manifest.kind === 'Secret' && manifest.metadata.name.endsWith('-grafana')), 'no chart-made admin Secret');
+    assert.ok(
+      !manifests.some((manifest) => manifest.kind === 'Secret' && manifest.metadata.name.endsWith('-grafana')),
+      'no chart-made admin Secret',
+    );
     const route = findManifest(manifests, 'HTTPRoute', '-gateway') as any;
     assert.deepEqual(route.spec.parentRefs, [{ name: 'public', namespace: 'gateway-system' }]);
     assert.equal(route.spec.rules[0].backendRefs[0].port, 4000);
   });
 
   test('OpenShift profile: no pod asks for a uid, gid or fsGroup; containers keep the restricted settings', () => {
-    const pods = rendered.get('openshift-values.yaml')!.flatMap((manifest: any) => (manifest.spec?.template?.spec ? [manifest.spec.template.spec] : manifest.kind === 'Pod' ? [manifest.spec] : []));
+    const pods = rendered
+      .get('openshift-values.yaml')!
+      .flatMap((manifest: any) =>
+        manifest.spec?.template?.spec ? [manifest.spec.template.spec] : manifest.kind === 'Pod' ? [manifest.spec] : [],
+      );
     assert.ok(pods.length >= 7);
     for (const pod of pods) {
       assert.deepEqual(Object.keys(pod.securityContext).sort(), ['runAsNonRoot', 'seccompProfile']);
@@ -108,7 +120,10 @@ describe('value sets for clusters with their own database, monitoring and ingres
 
   test("the chart README's bring-your-own example is the tested value file, verbatim", () => {
     const readme = readFileSync(join(CHART_DIR, 'README.md'), 'utf8');
-    assert.ok(readme.includes(readFileSync(join(CI_DIR, 'bring-your-own-values.yaml'), 'utf8')), 'README holds ci/bring-your-own-values.yaml');
+    assert.ok(
+      readme.includes(readFileSync(join(CI_DIR, 'bring-your-own-values.yaml'), 'utf8')),
+      'README holds ci/bring-your-own-values.yaml',
+    );
   });
 });
 
@@ -117,14 +132,32 @@ describe('as a subchart of an umbrella chart', () => {
     const umbrella = join(scratch, 'umbrella');
     mkdirSync(join(umbrella, 'charts'), { recursive: true });
     cpSync(CHART_DIR, join(umbrella, 'charts/catalog-gateway'), { recursive: true, dereference: true });
-    writeFileSync(join(umbrella, 'Chart.yaml'), [
-      'apiVersion: v2', 'name: shop-platform', 'version: 0.1.0',
-      'dependencies:', '  - name: catalog-gateway', '    version: ">=0.0.0"', '    condition: catalog-gateway.enabled',
-    ].join('\n'));
-    writeFileSync(join(umbrella, 'values.yaml'), [
-      'global:', '  imageRegistry: registry.example.internal', '  storageClass: fast',
-      'catalog-gateway:', '  enabled: true', '  gateway:', '    replicas: 3', '    autoscaling:', '      enabled: false',
-    ].join('\n'));
+    writeFileSync(
+      join(umbrella, 'Chart.yaml'),
+      [
+        'apiVersion: v2',
+        'name: shop-platform',
+        'version: 0.1.0',
+        'dependencies:',
+        '  - name: catalog-gateway',
+        '    version: ">=0.0.0"',
+        '    condition: catalog-gateway.enabled',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(umbrella, 'values.yaml'),
+      [
+        'global:',
+        '  imageRegistry: registry.example.internal',
+        '  storageClass: fast',
+        'catalog-gateway:',
+        '  enabled: true',
+        '  gateway:',
+        '    replicas: 3',
+        '    autoscaling:',
+        '      enabled: false',
+      ].join('\n'),
+    );
     const text = execFileSync(requireTool('helm'), ['template', 'shop', umbrella, '--namespace', NAMESPACE], { encoding: 'utf8' });
     const deployment = findManifest(parseManifests(text), 'Deployment', '-gateway') as any;
     assert.equal(deployment.spec.replicas, 3);
@@ -144,7 +177,14 @@ describe('a real API server accepts every value set (with stand-in CRDs for Serv
         group,
         scope: 'Namespaced',
         names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-        versions: [{ name: version, served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: version,
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     });
     const crds = [
@@ -166,7 +206,8 @@ describe('a real API server accepts every value set (with stand-in CRDs for Serv
       const output = await cluster.kubectl(['apply', '--dry-run=server', '-n', NAMESPACE, '-f', '-'], renderedText.get(file)!);
       assert.match(output, /deployment.apps\/shop-catalog-gateway-gateway created \(server dry run\)/);
       for (const kind of CRD_KINDS) {
-        if (rendered.get(file)!.some((manifest) => manifest.kind === kind)) assert.match(output, new RegExp(`${kind.toLowerCase()}.*created \\(server dry run\\)`, 'i'));
+        if (rendered.get(file)!.some((manifest) => manifest.kind === kind))
+          assert.match(output, new RegExp(`${kind.toLowerCase()}.*created \\(server dry run\\)`, 'i'));
       }
     });
   }

@@ -39,8 +39,17 @@ const step = (title: string, check: () => Promise<void>) => test(title, () => wi
 
 async function helmDeploy(command: 'install' | 'upgrade', values: object) {
   return helm.run([
-    command, RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', helm.valuesFile(values),
-    '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+    command,
+    RELEASE,
+    CHART_DIR,
+    '--namespace',
+    NAMESPACE,
+    '-f',
+    helm.valuesFile(values),
+    '--wait',
+    '--wait-for-jobs',
+    '--timeout',
+    HELM_TIMEOUT,
   ]);
 }
 
@@ -102,8 +111,10 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
 
   step('every Deployment is Available with all its replicas', async () => {
     const deployments = await cluster.getJson(['deployments', '-n', NAMESPACE]);
-    assert.deepEqual(deployments.items.map((d: any) => d.metadata.name).sort(),
-      ['gateway', 'grafana', 'kube-state-metrics', 'prometheus', 'redis'].map(name));
+    assert.deepEqual(
+      deployments.items.map((d: any) => d.metadata.name).sort(),
+      ['gateway', 'grafana', 'kube-state-metrics', 'prometheus', 'redis'].map(name),
+    );
     for (const deployment of deployments.items) {
       const available = deployment.status.conditions.find((c: any) => c.type === 'Available');
       assert.equal(available?.status, 'True', deployment.metadata.name);
@@ -123,19 +134,33 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     const hpa = await cluster.getJson(['hpa', name('gateway'), '-n', NAMESPACE]);
     assert.equal(hpa.spec.minReplicas, 2);
     // The Deployment has no replicas of its own (1 by default): the HPA controller raises it.
-    await waitFor('the gateway Deployment at 2 available replicas', async () => {
-      const deployment = await cluster.getJson(['deployment', name('gateway'), '-n', NAMESPACE]);
-      return deployment.spec.replicas === 2 && deployment.status.availableReplicas === 2 ? true : undefined;
-    }, 60_000, 1000);
+    await waitFor(
+      'the gateway Deployment at 2 available replicas',
+      async () => {
+        const deployment = await cluster.getJson(['deployment', name('gateway'), '-n', NAMESPACE]);
+        return deployment.spec.replicas === 2 && deployment.status.availableReplicas === 2 ? true : undefined;
+      },
+      60_000,
+      1000,
+    );
     const processed = await cluster.getJson(['hpa', name('gateway'), '-n', NAMESPACE]);
-    assert.ok(processed.status.conditions?.some((c: any) => c.type === 'AbleToScale'), 'the HPA controller reported on it');
+    assert.ok(
+      processed.status.conditions?.some((c: any) => c.type === 'AbleToScale'),
+      'the HPA controller reported on it',
+    );
   });
 
   step('every Service has ready endpoints', async () => {
     const services = await cluster.getJson(['services', '-n', NAMESPACE]);
     assert.equal(services.items.length, 6);
     for (const service of services.items) {
-      const slices = await cluster.getJson(['endpointslices', '-n', NAMESPACE, '-l', `kubernetes.io/service-name=${service.metadata.name}`]);
+      const slices = await cluster.getJson([
+        'endpointslices',
+        '-n',
+        NAMESPACE,
+        '-l',
+        `kubernetes.io/service-name=${service.metadata.name}`,
+      ]);
       const ready = slices.items.flatMap((s: any) => s.endpoints ?? []).filter((e: any) => e.conditions.ready);
       assert.ok(ready.length > 0, `${service.metadata.name} has no ready endpoint`);
     }
@@ -155,9 +180,15 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     const selected = await cluster.getJson(['pods', '-n', NAMESPACE, '-l', selector]);
     const gatewayPods = await cluster.getJson(['pods', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=gateway']);
     assert.equal(selected.items.length, 2);
-    assert.deepEqual(selected.items.map((p: any) => p.metadata.name), gatewayPods.items.map((p: any) => p.metadata.name));
+    assert.deepEqual(
+      selected.items.map((p: any) => p.metadata.name),
+      gatewayPods.items.map((p: any) => p.metadata.name),
+    );
     for (const pod of selected.items) {
-      assert.ok(pod.spec.containers[0].ports.some((port: any) => port.name === 'http'), 'the port the relabelling keeps');
+      assert.ok(
+        pod.spec.containers[0].ports.some((port: any) => port.name === 'http'),
+        'the port the relabelling keeps',
+      );
     }
     const ksmJob = config.scrape_configs.find((job: any) => job.job_name === 'kube-state-metrics');
     const [host, port] = ksmJob.static_configs[0].targets[0].split(':');
@@ -170,20 +201,28 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     assert.match(output, /TEST SUITE:\s+shop-catalog-gateway-smoke-test[\s\S]*Phase:\s+Succeeded/);
   });
 
-  step('helm upgrade with a new image tag rolls the gateway out and runs the loader hook again (its load is skipped: same source)', async () => {
-    const password = await postgresPassword();
-    const result = await helmDeploy('upgrade', { ...INSTALL_VALUES, gateway: { image: { tag: '1.0.1' } } });
-    assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
-    await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
-    await waitFor('only 1.0.1 gateway pods', async () => {
-      const images = await gatewayPodImages();
-      return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
-    }, 60_000, 500);
-    const after = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
-    assert.notEqual(after.metadata.uid, installLoaderUid, 'the post-upgrade hook ran a new loader Job');
-    assert.equal(after.status.succeeded, 1);
-    assert.equal(await postgresPassword(), password, 'the generated password survives upgrades');
-  });
+  step(
+    'helm upgrade with a new image tag rolls the gateway out and runs the loader hook again (its load is skipped: same source)',
+    async () => {
+      const password = await postgresPassword();
+      const result = await helmDeploy('upgrade', { ...INSTALL_VALUES, gateway: { image: { tag: '1.0.1' } } });
+      assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
+      await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
+      await waitFor(
+        'only 1.0.1 gateway pods',
+        async () => {
+          const images = await gatewayPodImages();
+          return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
+        },
+        60_000,
+        500,
+      );
+      const after = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
+      assert.notEqual(after.metadata.uid, installLoaderUid, 'the post-upgrade hook ran a new loader Job');
+      assert.equal(after.status.succeeded, 1);
+      assert.equal(await postgresPassword(), password, 'the generated password survives upgrades');
+    },
+  );
 
   step('a failing loader hook fails the upgrade, and helm rollback restores the release', async () => {
     const good = await releaseStatus();
@@ -203,19 +242,29 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     assert.equal(restored.info.status, 'deployed');
     assert.equal(restored.version, good.version + 2);
     await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
-    await waitFor('only 1.0.1 gateway pods again', async () => {
-      const images = await gatewayPodImages();
-      return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
-    }, 60_000, 500);
+    await waitFor(
+      'only 1.0.1 gateway pods again',
+      async () => {
+        const images = await gatewayPodImages();
+        return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
+      },
+      60_000,
+      500,
+    );
   });
 
   step('helm uninstall leaves no workloads (hook Jobs go by their TTL)', async () => {
     await helm.ok(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     const kinds = 'deployments,statefulsets,replicasets,jobs,pods,services,horizontalpodautoscalers,poddisruptionbudgets';
-    await waitFor('no workloads left in the namespace', async () => {
-      const left = await cluster.getJson([kinds, '-n', NAMESPACE]);
-      return left.items.length === 0 ? true : undefined;
-    }, 90_000, 1000).catch(async (error) => {
+    await waitFor(
+      'no workloads left in the namespace',
+      async () => {
+        const left = await cluster.getJson([kinds, '-n', NAMESPACE]);
+        return left.items.length === 0 ? true : undefined;
+      },
+      90_000,
+      1000,
+    ).catch(async (error) => {
       const left = await cluster.kubectl(['get', kinds, '-n', NAMESPACE]);
       throw new Error(`${(error as Error).message}\nstill there:\n${left}`);
     });

@@ -24,7 +24,8 @@ function valueKeys(): ValueKey[] {
       const path = prefix ? `${prefix}.${key}` : key;
       // The parser hangs the comment above a map's first key on the map itself.
       const comment = [isScalar(pair.key) ? pair.key.commentBefore : undefined, index === 0 ? node.commentBefore : undefined]
-        .filter(Boolean).join('\n');
+        .filter(Boolean)
+        .join('\n');
       const nonEmptyMap = isMap(pair.value) && pair.value.items.length > 0;
       keys.push({ path, documented: /^\s*-- /m.test(comment), isLeaf: !nonEmptyMap });
       walk(pair.value, path);

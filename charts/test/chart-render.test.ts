@@ -124,17 +124,26 @@ describe('what the value sets render', () => {
     const env = (valueSet: string) =>
       (findManifest(manifestsOf(valueSet), 'Deployment', '-gateway') as any).spec.template.spec.containers[0].env as any[];
     const defaults = env('defaults');
-    assert.equal(defaults.find((e) => e.name === 'DATABASE_URL').value,
-      'postgres://catalog:$(POSTGRES_PASSWORD)@shop-catalog-gateway-postgresql:5432/catalog');
+    assert.equal(
+      defaults.find((e) => e.name === 'DATABASE_URL').value,
+      'postgres://catalog:$(POSTGRES_PASSWORD)@shop-catalog-gateway-postgresql:5432/catalog',
+    );
     assert.equal(defaults.find((e) => e.name === 'POSTGRES_PASSWORD').valueFrom.secretKeyRef.name, 'shop-catalog-gateway-postgresql');
     assert.equal(defaults.find((e) => e.name === 'REDIS_URL').value, 'redis://shop-catalog-gateway-redis:6379/0');
-    assert.equal(defaults.find((e) => e.name === 'WRITE_TOKEN'), undefined);
+    assert.equal(
+      defaults.find((e) => e.name === 'WRITE_TOKEN'),
+      undefined,
+    );
 
     const external = env('external Postgres + Redis, monitoring off');
-    assert.deepEqual(external.find((e) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef,
-      { name: 'shop-catalog-gateway-gateway', key: 'DATABASE_URL' });
-    assert.deepEqual(external.find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef,
-      { name: 'shop-catalog-gateway-gateway', key: 'REDIS_URL' });
+    assert.deepEqual(external.find((e) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef, {
+      name: 'shop-catalog-gateway-gateway',
+      key: 'DATABASE_URL',
+    });
+    assert.deepEqual(external.find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef, {
+      name: 'shop-catalog-gateway-gateway',
+      key: 'REDIS_URL',
+    });
     const secret = findManifest(manifestsOf('external Postgres + Redis, monitoring off'), 'Secret', '-gateway') as any;
     assert.equal(secret.stringData.DATABASE_URL, 'postgres://catalog:s3cret@db.example.internal:5432/catalog');
 
@@ -152,10 +161,17 @@ describe('what the value sets render', () => {
   test('external Postgres + Redis with monitoring off renders none of those components', () => {
     const kinds = manifestsOf('external Postgres + Redis, monitoring off').map((m) => `${m.kind}/${m.metadata.name}`);
     for (const component of ['postgresql', 'redis', 'prometheus', 'grafana', 'kube-state-metrics']) {
-      assert.deepEqual(kinds.filter((k) => k.includes(`-${component}`)), [], component);
+      assert.deepEqual(
+        kinds.filter((k) => k.includes(`-${component}`)),
+        [],
+        component,
+      );
     }
     const loader = findManifest(manifestsOf('external Postgres + Redis, monitoring off'), 'Job', '-loader') as any;
-    assert.deepEqual(loader.spec.template.spec.initContainers.map((c: any) => c.name), ['generate']);
+    assert.deepEqual(
+      loader.spec.template.spec.initContainers.map((c: any) => c.name),
+      ['generate'],
+    );
   });
 
   test('Postgres admits every connection the gateway can open at its largest scale, plus the loader', () => {
@@ -179,7 +195,10 @@ describe('what the value sets render', () => {
 
   test('the custom RPS metric is a Pods metric next to CPU', () => {
     const hpa = findManifest(manifestsOf('HPA on CPU and the custom RPS metric'), 'HorizontalPodAutoscaler', '-gateway') as any;
-    assert.deepEqual(hpa.spec.metrics.map((m: any) => m.type), ['Resource', 'Pods']);
+    assert.deepEqual(
+      hpa.spec.metrics.map((m: any) => m.type),
+      ['Resource', 'Pods'],
+    );
     assert.deepEqual(hpa.spec.metrics[1].pods, {
       metric: { name: 'catalog_http_requests_per_second' },
       target: { type: 'AverageValue', averageValue: '150' },
@@ -189,7 +208,10 @@ describe('what the value sets render', () => {
   test('the loader reads the CSVs from the claim when source=pvc, read-only, and generates nothing', () => {
     const job = findManifest(manifestsOf('HPA off, fixed replicas, CSVs from a PVC'), 'Job', '-loader') as any;
     const pod = job.spec.template.spec;
-    assert.deepEqual(pod.initContainers.map((c: any) => c.name), ['wait-for-postgresql']);
+    assert.deepEqual(
+      pod.initContainers.map((c: any) => c.name),
+      ['wait-for-postgresql'],
+    );
     assert.deepEqual(pod.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim, { claimName: 'atelier-csv', readOnly: true });
     const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === 'data');
     assert.deepEqual([mount.readOnly, mount.subPath], [true, 'export']);
@@ -229,7 +251,10 @@ describe('what the value sets render', () => {
     const manifests = manifestsOf('defaults');
     const podLabels = (kind: string, suffix: string) => (findManifest(manifests, kind, suffix) as any).spec.template.metadata.labels;
     const clients = [podLabels('Deployment', '-gateway'), podLabels('Job', '-loader')];
-    for (const [datastore, kind] of [['-postgresql', 'StatefulSet'], ['-redis', 'Deployment']]) {
+    for (const [datastore, kind] of [
+      ['-postgresql', 'StatefulSet'],
+      ['-redis', 'Deployment'],
+    ]) {
       const policy = findManifest(manifests, 'NetworkPolicy', datastore!) as any;
       assert.deepEqual(policy.spec.podSelector.matchLabels, (findManifest(manifests, kind!, datastore!) as any).spec.selector.matchLabels);
       const peers = policy.spec.ingress[0].from.map((peer: any) => peer.podSelector.matchLabels);
@@ -254,8 +279,10 @@ describe('what the value sets render', () => {
 
     const gatewayJob = config.scrape_configs.find((job: any) => job.job_name === 'catalog-gateway');
     assert.deepEqual(gatewayJob.kubernetes_sd_configs[0].namespaces.names, ['catalog']);
-    assert.equal(gatewayJob.kubernetes_sd_configs[0].selectors[0].label,
-      'app.kubernetes.io/instance=shop,app.kubernetes.io/component=gateway');
+    assert.equal(
+      gatewayJob.kubernetes_sd_configs[0].selectors[0].label,
+      'app.kubernetes.io/instance=shop,app.kubernetes.io/component=gateway',
+    );
     const ksmJob = config.scrape_configs.find((job: any) => job.job_name === 'kube-state-metrics');
     assert.deepEqual(ksmJob.static_configs[0].targets, ['shop-catalog-gateway-kube-state-metrics:8080']);
 

@@ -66,7 +66,8 @@ for (const image of IMAGES) {
     });
 
     test('installs with npm ci from the workspace lockfile, dev dependencies only in the build stage', () => {
-      const runs = (stage: typeof build) => stage!.instructions.filter((i) => i.getKeyword() === 'RUN').map((i) => i.getArgumentsContent() ?? '');
+      const runs = (stage: typeof build) =>
+        stage!.instructions.filter((i) => i.getKeyword() === 'RUN').map((i) => i.getArgumentsContent() ?? '');
       assert.ok(runs(build).some((run) => /\bnpm ci\b/.test(run)));
       const runtimeInstall = runs(runtime).find((run) => /\bnpm ci\b/.test(run));
       assert.match(runtimeInstall ?? '', /--omit=dev/);
@@ -85,7 +86,10 @@ for (const image of IMAGES) {
     test('copies only paths that exist in the repo and that .dockerignore lets into the context', () => {
       for (const copy of dockerfile.getCOPYs()) {
         if (copy.getFromFlag()) continue;
-        const sources = copy.getArguments().slice(0, -1).map((a) => a.getValue());
+        const sources = copy
+          .getArguments()
+          .slice(0, -1)
+          .map((a) => a.getValue());
         for (const source of sources) {
           assert.ok(existsSync(join(REPO_ROOT, source)), `${source} does not exist`);
           assert.ok(!ignoredByDockerignore(source), `${source} is excluded by .dockerignore`);
@@ -97,14 +101,14 @@ for (const image of IMAGES) {
       const entrypoint = dockerfile.getENTRYPOINTs()[0]!.getArgumentsContent();
       assert.deepEqual(JSON.parse(entrypoint!), ['node', image.entrypoint]);
       assert.ok(existsSync(join(REPO_ROOT, image.entrypoint)));
-      const fromBuild = dockerfile.getCOPYs()
+      const fromBuild = dockerfile
+        .getCOPYs()
         .filter((copy) => copy.getFromFlag()?.getValue() === 'build')
         .map((copy) => copy.getArguments()[0]!.getValue());
       assert.ok(fromBuild.includes(`/app/${image.workspace}/dist`), 'the runtime stage takes dist from the build stage');
     });
   });
 }
-
 
 /** The workspace folder of each workspace package, by package name. */
 const WORKSPACES = new Map(
@@ -125,16 +129,24 @@ function runtimeWorkspaces(folder: string): string[] {
 function runtimeCopiesFrom(dockerfile: string, folder: string): string[] {
   const parsed = DockerfileParser.parse(readFileSync(join(REPO_ROOT, dockerfile), 'utf8'));
   const runtimeStart = parsed.getFROMs().at(-1)!.getRange().start.line;
-  return parsed.getCOPYs()
+  return parsed
+    .getCOPYs()
     .filter((copy) => copy.getRange().start.line > runtimeStart)
-    .flatMap((copy) => copy.getArguments().slice(0, -1).map((a) => posix.relative(copy.getFromFlag() ? '/app' : '.', a.getValue())))
+    .flatMap((copy) =>
+      copy
+        .getArguments()
+        .slice(0, -1)
+        .map((a) => posix.relative(copy.getFromFlag() ? '/app' : '.', a.getValue())),
+    )
     .filter((source) => source === folder || source.startsWith(`${folder}/`))
     .sort();
 }
 
 test('the gateway needs no loader at run time: not a dependency, not imported by its sources', () => {
   assert.deepEqual(runtimeWorkspaces('gateway'), ['contract']);
-  const gatewaySources = readdirSync(join(REPO_ROOT, 'gateway/src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  const gatewaySources = readdirSync(join(REPO_ROOT, 'gateway/src'), { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.ts'),
+  );
   for (const file of gatewaySources) {
     assert.doesNotMatch(readFileSync(join(REPO_ROOT, 'gateway/src', file), 'utf8'), /@catalog\/loader-job/, `gateway/src/${file}`);
   }
@@ -144,10 +156,12 @@ test('each image carries the contract package whole (manifest, compiled code, DD
   for (const image of IMAGES) {
     for (const folder of WORKSPACES.values()) {
       const expected =
-        folder === image.workspace ? [`${folder}/bin`, `${folder}/dist`, `${folder}/package.json`]
-        : runtimeWorkspaces(image.workspace).includes(folder) ? [`${folder}/dist`, `${folder}/package.json`, `${folder}/sql`]
-        // npm ci checks every workspace manifest against the lockfile: the manifest alone.
-        : [`${folder}/package.json`];
+        folder === image.workspace
+          ? [`${folder}/bin`, `${folder}/dist`, `${folder}/package.json`]
+          : runtimeWorkspaces(image.workspace).includes(folder)
+            ? [`${folder}/dist`, `${folder}/package.json`, `${folder}/sql`]
+            : // npm ci checks every workspace manifest against the lockfile: the manifest alone.
+              [`${folder}/package.json`];
       assert.deepEqual(runtimeCopiesFrom(image.dockerfile, folder), expected, `${image.dockerfile}: ${folder}`);
     }
   }

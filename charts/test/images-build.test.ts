@@ -44,7 +44,9 @@ function chartImages(yamlText: string): string[] {
 }
 
 /** Packages only the development tree needs (the lockfile flags them dev), e.g. typescript. */
-const devOnlyPackages = Object.entries(JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')).packages as Record<string, { dev?: boolean }>)
+const devOnlyPackages = Object.entries(
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')).packages as Record<string, { dev?: boolean }>,
+)
   .filter(([path, entry]) => entry.dev && path.startsWith('node_modules/'))
   .map(([path]) => path);
 
@@ -78,7 +80,9 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     const build = await run('bash', ['-c', 'exec "$0" --out "$1" >"$2" 2>&1', join(REPO_ROOT, 'scripts/images/build-all.sh'), out, log]);
     const output = readFileSync(log, 'utf8');
     if (build.code !== 0) throw new Error(`build-all.sh failed:\n${output.trimEnd().split('\n').slice(-40).join('\n')}`);
-    console.log(`# build-all.sh: ${Math.round((Date.now() - started) / 1000)} s; ${output.match(/^images: build-.* took \d+s$/gm)?.join('; ')}`);
+    console.log(
+      `# build-all.sh: ${Math.round((Date.now() - started) / 1000)} s; ${output.match(/^images: build-.* took \d+s$/gm)?.join('; ')}`,
+    );
     manifest = JSON.parse(readFileSync(join(out, 'images.json'), 'utf8'));
   });
   after(async () => {
@@ -98,7 +102,9 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     }
     for (const [ref, { archive, bytes }] of Object.entries(manifest)) {
       assert.equal(statSync(archive).size, bytes, archive);
-      console.log(`# ${ref}: ${((await imageSize(ref)) / 2 ** 20).toFixed(1)} MiB unpacked, archive (gzip layers) ${(bytes / 2 ** 20).toFixed(1)} MiB`);
+      console.log(
+        `# ${ref}: ${((await imageSize(ref)) / 2 ** 20).toFixed(1)} MiB unpacked, archive (gzip layers) ${(bytes / 2 ** 20).toFixed(1)} MiB`,
+      );
     }
   });
 
@@ -122,7 +128,11 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     const image = await mount(PROJECT_IMAGES.gateway.ref);
     const files = await image.run(['find', 'loader-job', '-type', 'f']);
     assert.deepEqual(files.stdout.split('\n').filter(Boolean).sort(), ['loader-job/package.json']);
-    const contract = await image.run(['node', '-e', 'import("@catalog/contract").then((c) => c.readSql("schema.sql")).then((sql) => console.log(sql.includes("CREATE TABLE products")))'], );
+    const contract = await image.run([
+      'node',
+      '-e',
+      'import("@catalog/contract").then((c) => c.readSql("schema.sql")).then((sql) => console.log(sql.includes("CREATE TABLE products")))',
+    ]);
     assert.equal(contract.stdout.trim(), 'true', contract.stderr);
   });
 
@@ -146,9 +156,19 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
         const { rows } = await client.query("SELECT current_user, current_database(), current_setting('max_connections') AS max");
         assert.deepEqual(rows[0], { current_user: 'catalog', current_database: 'catalog', max: '42' });
         // Loopback is trusted, as in the official image; other hosts (pods) need the password.
-        const hba = await client.query("SELECT type, database, user_name, address, auth_method FROM pg_hba_file_rules ORDER BY line_number DESC LIMIT 1");
-        assert.deepEqual(hba.rows[0], { type: 'host', database: ['all'], user_name: ['all'], address: 'all', auth_method: 'scram-sha-256' });
-        const password = await client.query("SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = current_user");
+        const hba = await client.query(
+          'SELECT type, database, user_name, address, auth_method FROM pg_hba_file_rules ORDER BY line_number DESC LIMIT 1',
+        );
+        assert.deepEqual(hba.rows[0], {
+          type: 'host',
+          database: ['all'],
+          user_name: ['all'],
+          address: 'all',
+          auth_method: 'scram-sha-256',
+        });
+        const password = await client.query(
+          "SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = current_user",
+        );
         assert.equal(password.rows[0].scram, true);
       } finally {
         await client.end();

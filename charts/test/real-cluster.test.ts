@@ -93,8 +93,17 @@ const step = (title: string, check: () => Promise<void>) =>
 /** `helm upgrade` to these values, waiting for the rollout and the loader hook. */
 async function upgrade(values: object): Promise<void> {
   await helm.ok([
-    'upgrade', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', helm.valuesFile(values),
-    '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+    'upgrade',
+    RELEASE,
+    CHART_DIR,
+    '--namespace',
+    NAMESPACE,
+    '-f',
+    helm.valuesFile(values),
+    '--wait',
+    '--wait-for-jobs',
+    '--timeout',
+    HELM_TIMEOUT,
   ]);
 }
 
@@ -132,8 +141,17 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
 
   step('helm install --wait --wait-for-jobs: every pod runs real containers and is Ready', async () => {
     const result = await helm.run([
-      'install', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', helm.valuesFile(VALUES),
-      '--wait', '--wait-for-jobs', '--timeout', HELM_TIMEOUT,
+      'install',
+      RELEASE,
+      CHART_DIR,
+      '--namespace',
+      NAMESPACE,
+      '-f',
+      helm.valuesFile(VALUES),
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      HELM_TIMEOUT,
     ]);
     assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
     assert.equal((await releaseStatus()).info.status, 'deployed');
@@ -177,15 +195,22 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal(rest.status, 200, rest.body);
     assert.deepEqual(JSON.parse(rest.body), expected);
 
-    const graphql = await httpInNamespace(`${base}/graphql`, { json: {
-      query: '{ product(id: "1") { id name slogan category defaultPrice createdAt features { feature value } } }',
-    } });
+    const graphql = await httpInNamespace(`${base}/graphql`, {
+      json: {
+        query: '{ product(id: "1") { id name slogan category defaultPrice createdAt features { feature value } } }',
+      },
+    });
     assert.equal(graphql.status, 200, graphql.body);
     assert.deepEqual(JSON.parse(graphql.body), {
       data: {
         product: {
-          id: '1', name: expected.name, slogan: expected.slogan, category: expected.category,
-          defaultPrice: expected.default_price, createdAt: expected.created_at, features: expected.features,
+          id: '1',
+          name: expected.name,
+          slogan: expected.slogan,
+          category: expected.category,
+          defaultPrice: expected.default_price,
+          createdAt: expected.created_at,
+          features: expected.features,
         },
       },
     });
@@ -202,17 +227,28 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const [container] = pod.spec.containers;
       assert.deepEqual(container.resources, VALUES.gateway.resources);
       assert.deepEqual(container.securityContext, {
-        allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] },
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
       });
       assert.equal(pod.spec.securityContext.runAsNonRoot, true);
       // From inside the running container: who it is, what it may do, where it may write.
-      const report = JSON.parse(await cluster.kubectl([
-        'exec', '-n', NAMESPACE, pod.metadata.name, '-c', container.name, '--', 'node', '-e', INSIDE_THE_CONTAINER,
-      ]));
-      assert.deepEqual(report, {
-        uid: 10001, gid: 10001, capEff: '0000000000000000', noNewPrivs: '1',
-        rootWrite: 'EROFS', appWrite: 'EROFS', tmpWrite: 'ok',
-      }, pod.metadata.name);
+      const report = JSON.parse(
+        await cluster.kubectl(['exec', '-n', NAMESPACE, pod.metadata.name, '-c', container.name, '--', 'node', '-e', INSIDE_THE_CONTAINER]),
+      );
+      assert.deepEqual(
+        report,
+        {
+          uid: 10001,
+          gid: 10001,
+          capEff: '0000000000000000',
+          noNewPrivs: '1',
+          rootWrite: 'EROFS',
+          appWrite: 'EROFS',
+          tmpWrite: 'ok',
+        },
+        pod.metadata.name,
+      );
     }
   });
 
@@ -224,42 +260,66 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     }
     const prometheus = await serviceUrl('prometheus');
     const gatewayPodNames = (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.name).sort();
-    await waitFor('both gateway pods as healthy targets of job catalog-gateway', async () => {
-      const targets = await prometheusApi(prometheus, '/api/v1/targets?state=active');
-      const gateway = targets.activeTargets.filter((t: any) => t.labels.job === 'catalog-gateway');
-      const up = gateway.filter((t: any) => t.health === 'up').map((t: any) => t.labels.pod).sort();
-      return JSON.stringify(up) === JSON.stringify(gatewayPodNames) ? true : undefined;
-    }, 60_000, 1000);
+    await waitFor(
+      'both gateway pods as healthy targets of job catalog-gateway',
+      async () => {
+        const targets = await prometheusApi(prometheus, '/api/v1/targets?state=active');
+        const gateway = targets.activeTargets.filter((t: any) => t.labels.job === 'catalog-gateway');
+        const up = gateway
+          .filter((t: any) => t.health === 'up')
+          .map((t: any) => t.labels.pod)
+          .sort();
+        return JSON.stringify(up) === JSON.stringify(gatewayPodNames) ? true : undefined;
+      },
+      60_000,
+      1000,
+    );
 
     // The series the dashboard's panels and the recording rules read, and the rules' results.
-    const series = async (query: string) =>
-      (await prometheusApi(prometheus, `/api/v1/query?query=${encodeURIComponent(query)}`)).result;
-    await waitFor('RED series and recorded rules with the product route', async () => {
-      const requests = await series('sum by (route) (rate(catalog_http_requests_total{job="catalog-gateway"}[1m]))');
-      const duration = await series('histogram_quantile(0.95, sum by (le, route) (rate(catalog_http_request_duration_seconds_bucket{job="catalog-gateway"}[1m])))');
-      const operations = await series('sum(catalog_graphql_operations_total{job="catalog-gateway"})');
-      const recorded = await series('route:catalog_http_requests:rate5m');
-      const routes = (result: any[]) => result.map((r) => r.metric.route);
-      return routes(requests).includes('/products/:product_id') &&
-        routes(duration).includes('/products/:product_id') &&
-        Number(operations[0]?.value[1]) >= 5 &&
-        routes(recorded).includes('/products/:product_id') ? true : undefined;
-    }, 90_000, 2000);
+    const series = async (query: string) => (await prometheusApi(prometheus, `/api/v1/query?query=${encodeURIComponent(query)}`)).result;
+    await waitFor(
+      'RED series and recorded rules with the product route',
+      async () => {
+        const requests = await series('sum by (route) (rate(catalog_http_requests_total{job="catalog-gateway"}[1m]))');
+        const duration = await series(
+          'histogram_quantile(0.95, sum by (le, route) (rate(catalog_http_request_duration_seconds_bucket{job="catalog-gateway"}[1m])))',
+        );
+        const operations = await series('sum(catalog_graphql_operations_total{job="catalog-gateway"})');
+        const recorded = await series('route:catalog_http_requests:rate5m');
+        const routes = (result: any[]) => result.map((r) => r.metric.route);
+        return routes(requests).includes('/products/:product_id') &&
+          routes(duration).includes('/products/:product_id') &&
+          Number(operations[0]?.value[1]) >= 5 &&
+          routes(recorded).includes('/products/:product_id')
+          ? true
+          : undefined;
+      },
+      90_000,
+      2000,
+    );
     const available = await series(`kube_deployment_status_replicas_available{deployment="${name('gateway')}"}`);
     assert.equal(available[0]?.value[1], '2', 'kube-state-metrics reports the gateway Deployment');
 
     const rules = await prometheusApi(prometheus, '/api/v1/rules');
     const all = rules.groups.flatMap((group: any) => group.rules);
     assert.ok(all.length > 10, 'the shared rules file is loaded');
-    assert.deepEqual(all.filter((rule: any) => rule.health !== 'ok').map((rule: any) => `${rule.name}: ${rule.lastError}`), []);
+    assert.deepEqual(
+      all.filter((rule: any) => rule.health !== 'ok').map((rule: any) => `${rule.name}: ${rule.lastError}`),
+      [],
+    );
   });
 
   step('the HPA scales the gateway above minReplicas under k6 load, and back down after it', async () => {
-    await waitFor('pod CPU from metrics-server for the gateway pods', async () => {
-      const metrics = JSON.parse(await cluster.kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/${NAMESPACE}/pods`]));
-      const gateway = metrics.items.filter((item: any) => item.metadata.name.startsWith(name('gateway')));
-      return gateway.length >= 2 ? true : undefined;
-    }, 90_000, 2000);
+    await waitFor(
+      'pod CPU from metrics-server for the gateway pods',
+      async () => {
+        const metrics = JSON.parse(await cluster.kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/${NAMESPACE}/pods`]));
+        const gateway = metrics.items.filter((item: any) => item.metadata.name.startsWith(name('gateway')));
+        return gateway.length >= 2 ? true : undefined;
+      },
+      90_000,
+      2000,
+    );
 
     const timeline: string[] = [];
     const started = Date.now();
@@ -268,25 +328,37 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const cpu = hpa.status.currentMetrics?.[0]?.resource?.current?.averageUtilization;
       const deployment = await cluster.getJson(['deployment', name('gateway'), '-n', NAMESPACE]);
       const entry = { replicas: deployment.spec.replicas as number, ready: deployment.status.readyReplicas ?? 0 };
-      timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  cpu ${String(cpu ?? '-').padStart(4)}%  ` +
-        `desired ${hpa.status.desiredReplicas}  replicas ${entry.replicas}  ready ${entry.ready}`);
+      timeline.push(
+        `${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  cpu ${String(cpu ?? '-').padStart(4)}%  ` +
+          `desired ${hpa.status.desiredReplicas}  replicas ${entry.replicas}  ready ${entry.ready}`,
+      );
       return entry;
     };
 
     const load = await startK6({ vus: 8, duration: '120s', pauseSeconds: 0 });
     try {
-      await waitFor('the gateway scaled above 2 ready replicas', async () => {
-        const { ready } = await sample();
-        return ready > VALUES.gateway.autoscaling.minReplicas ? true : undefined;
-      }, 110_000, 2000);
+      await waitFor(
+        'the gateway scaled above 2 ready replicas',
+        async () => {
+          const { ready } = await sample();
+          return ready > VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+        },
+        110_000,
+        2000,
+      );
     } finally {
       timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  k6 stopped`);
       await load.stop();
     }
-    await waitFor('the gateway back at minReplicas', async () => {
-      const { replicas } = await sample();
-      return replicas === VALUES.gateway.autoscaling.minReplicas ? true : undefined;
-    }, 150_000, 2000).finally(() => console.log(`# HPA replica timeline:\n#   ${timeline.join('\n#   ')}`));
+    await waitFor(
+      'the gateway back at minReplicas',
+      async () => {
+        const { replicas } = await sample();
+        return replicas === VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+      },
+      150_000,
+      2000,
+    ).finally(() => console.log(`# HPA replica timeline:\n#   ${timeline.join('\n#   ')}`));
   });
 
   step('0 failed requests while a gateway pod is deleted and during a rolling restart (k6 through the Service)', async () => {
@@ -296,11 +368,17 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       await sleep(5_000);
       const [victim] = await pods(GATEWAY_PODS);
       await cluster.kubectl(['delete', 'pod', '-n', NAMESPACE, victim.metadata.name, '--wait=false']);
-      await waitFor('a replacement gateway pod Ready', async () => {
-        const ready = (await pods(GATEWAY_PODS)).filter((pod) =>
-          pod.metadata.name !== victim.metadata.name && pod.status.containerStatuses?.every((c: any) => c.ready));
-        return ready.length >= VALUES.gateway.autoscaling.minReplicas ? true : undefined;
-      }, 90_000, 1000);
+      await waitFor(
+        'a replacement gateway pod Ready',
+        async () => {
+          const ready = (await pods(GATEWAY_PODS)).filter(
+            (pod) => pod.metadata.name !== victim.metadata.name && pod.status.containerStatuses?.every((c: any) => c.ready),
+          );
+          return ready.length >= VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+        },
+        90_000,
+        1000,
+      );
       await cluster.kubectl(['rollout', 'restart', `deployment/${name('gateway')}`, '-n', NAMESPACE]);
       await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
       await sleep(5_000);
@@ -335,7 +413,9 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const product1 = await httpInNamespace(`${base}/products/1`);
       assert.equal(product1.status, 200, product1.body);
       assert.equal(JSON.parse(product1.body).name, 'Renamed through the API');
-      const createdProduct = await httpInNamespace(`${base}/graphql`, { json: { query: `{ product(id: "${createdId}") { name defaultPrice } }` } });
+      const createdProduct = await httpInNamespace(`${base}/graphql`, {
+        json: { query: `{ product(id: "${createdId}") { name defaultPrice } }` },
+      });
       assert.deepEqual(JSON.parse(createdProduct.body), { data: { product: { name: 'Created through the API', defaultPrice: '12.50' } } });
     };
     await writesServed();
@@ -346,10 +426,15 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     await cluster.tagImage(gatewayContainer.image, gatewayContainer.image.replace(/:[^:/]+$/, `:${bumpedTag}`));
     deployedValues = { ...deployedValues, gateway: { ...deployedValues.gateway, image: { tag: bumpedTag } } };
     await upgrade(deployedValues);
-    await waitFor(`only gateway pods running the ${bumpedTag} image`, async () => {
-      const images = (await pods(GATEWAY_PODS)).map((pod) => pod.spec.containers[0].image);
-      return images.length >= 2 && images.every((image) => image === `catalog-gateway:${bumpedTag}`) ? true : undefined;
-    }, 120_000, 1000);
+    await waitFor(
+      `only gateway pods running the ${bumpedTag} image`,
+      async () => {
+        const images = (await pods(GATEWAY_PODS)).map((pod) => pod.spec.containers[0].image);
+        return images.length >= 2 && images.every((image) => image === `catalog-gateway:${bumpedTag}`) ? true : undefined;
+      },
+      120_000,
+      1000,
+    );
     assert.match(await loaderLog(), /catalog source unchanged/, 'the post-upgrade loader Job ran and loaded nothing');
     assert.equal(await loadedAt(), installLoad, 'the served catalog is still the one loaded at install');
     await writesServed();
@@ -364,17 +449,24 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal((await psql('SELECT count(*) FROM catalog.products')).trim(), '200');
     const reloaded = JSON.parse(await psql(PRODUCT_1_AS_ATELIER_JSON));
     assert.notEqual(reloaded.name, 'Renamed through the API');
-    await waitFor('the gateway serving the reloaded catalog', async () => {
-      const product1 = await httpInNamespace(`${base}/products/1`);
-      const gone = await httpInNamespace(`${base}/products/${createdId}`);
-      return product1.status === 200 && isDeepStrictEqual(JSON.parse(product1.body), reloaded) && gone.status === 404
-        ? true : undefined;
-    }, 30_000, 1000);
+    await waitFor(
+      'the gateway serving the reloaded catalog',
+      async () => {
+        const product1 = await httpInNamespace(`${base}/products/1`);
+        const gone = await httpInNamespace(`${base}/products/${createdId}`);
+        return product1.status === 200 && isDeepStrictEqual(JSON.parse(product1.body), reloaded) && gone.status === 404 ? true : undefined;
+      },
+      30_000,
+      1000,
+    );
   });
 
   step('helm rollback returns to the previous revision, and the gateway serves again', async () => {
     const previous = await releaseStatus();
-    await upgrade({ ...deployedValues, gateway: { ...deployedValues.gateway, podAnnotations: { 'catalog-gateway.test/revision': 'upgraded' } } });
+    await upgrade({
+      ...deployedValues,
+      gateway: { ...deployedValues.gateway, podAnnotations: { 'catalog-gateway.test/revision': 'upgraded' } },
+    });
     const annotated = async () => (await pods(GATEWAY_PODS)).map((pod) => pod.metadata.annotations?.['catalog-gateway.test/revision']);
     assert.ok((await annotated()).includes('upgraded'), 'the upgrade rolled the gateway');
 
@@ -383,10 +475,15 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal(restored.info.status, 'deployed');
     assert.equal(restored.version, previous.version + 2);
     await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=180s']);
-    await waitFor('only gateway pods of the installed revision', async () => {
-      const revisions = await annotated();
-      return revisions.length >= 2 && revisions.every((revision) => revision === undefined) ? true : undefined;
-    }, 90_000, 1000);
+    await waitFor(
+      'only gateway pods of the installed revision',
+      async () => {
+        const revisions = await annotated();
+        return revisions.length >= 2 && revisions.every((revision) => revision === undefined) ? true : undefined;
+      },
+      90_000,
+      1000,
+    );
     const product = await httpInNamespace(`${await gatewayServiceUrl()}/products/1`);
     assert.equal(product.status, 200, product.body);
   });
@@ -394,9 +491,12 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
   step('helm uninstall removes the workloads and leaves the Postgres PVC (retention policy)', async () => {
     await helm.ok(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     // Finished loader Job pods stay until the Job's TTL; nothing else of the release may run.
-    await waitFor('no running pods of the release left', async () =>
-      (await pods('app.kubernetes.io/instance=shop')).every((pod) => pod.status.phase === 'Succeeded') ? true : undefined,
-    120_000, 1000);
+    await waitFor(
+      'no running pods of the release left',
+      async () => ((await pods('app.kubernetes.io/instance=shop')).every((pod) => pod.status.phase === 'Succeeded') ? true : undefined),
+      120_000,
+      1000,
+    );
     const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
     assert.equal(claim.status.phase, 'Bound');
     assert.equal(claim.spec.volumeName, 'node-pv-0');
@@ -406,64 +506,85 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
   let skaffold: ClusterSkaffold;
   const SKAFFOLD_NAMESPACE = 'catalog-gateway';
   const skaffoldGatewayUrl = () => serviceUrlIn(SKAFFOLD_NAMESPACE, 'catalog-gateway-gateway');
-  const skaffoldGatewayPods = async () => (await cluster.getJson(['pods', '-n', SKAFFOLD_NAMESPACE, '-l', GATEWAY_PODS]))
-    .items.filter((pod: any) => !pod.metadata.deletionTimestamp);
+  const skaffoldGatewayPods = async () =>
+    (await cluster.getJson(['pods', '-n', SKAFFOLD_NAMESPACE, '-l', GATEWAY_PODS])).items.filter(
+      (pod: any) => !pod.metadata.deletionTimestamp,
+    );
 
-  step('skaffold run --profile local-podman: podman builds both Dockerfiles, pushes to the registry in the namespace, the chart deploys, the gateway answers', async () => {
-    skaffold = new ClusterSkaffold(cluster, VALUES);
-    const result = await skaffold.run('run', ['--status-check=true']);
-    assert.equal(result.code, 0, `skaffold run failed\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
+  step(
+    'skaffold run --profile local-podman: podman builds both Dockerfiles, pushes to the registry in the namespace, the chart deploys, the gateway answers',
+    async () => {
+      skaffold = new ClusterSkaffold(cluster, VALUES);
+      const result = await skaffold.run('run', ['--status-check=true']);
+      assert.equal(result.code, 0, `skaffold run failed\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
 
-    const catalog = JSON.parse(await cluster.netns.runOk('curl', ['-sf', `http://${NODE.registry.listen}/v2/_catalog`]));
-    assert.deepEqual(catalog.repositories.sort(), ['catalog-gateway', 'catalog-loader']);
-    const gatewayPods = await skaffoldGatewayPods();
-    assert.equal(gatewayPods.length, VALUES.gateway.autoscaling.minReplicas);
-    for (const pod of gatewayPods) {
-      assert.match(pod.spec.containers[0].image, /^localhost:5000\/catalog-gateway:[0-9a-f]+$/);
-      // Pulled from the registry: the node knows the image by its digest there.
-      assert.match(pod.status.containerStatuses[0].imageID, /^localhost:5000\/catalog-gateway@sha256:/);
-      assert.equal(pod.status.containerStatuses[0].ready, true);
-    }
-    const job = await cluster.getJson(['job', 'catalog-gateway-loader', '-n', SKAFFOLD_NAMESPACE]);
-    assert.equal(job.spec.template.spec.containers[0].image.startsWith('localhost:5000/catalog-loader:'), true);
-    assert.equal(job.status.succeeded, 1);
-    const product = await httpInNamespace(`${await skaffoldGatewayUrl()}/products/1`);
-    assert.equal(product.status, 200, product.body);
-    assert.equal(JSON.parse(product.body).id, 1);
-  });
+      const catalog = JSON.parse(await cluster.netns.runOk('curl', ['-sf', `http://${NODE.registry.listen}/v2/_catalog`]));
+      assert.deepEqual(catalog.repositories.sort(), ['catalog-gateway', 'catalog-loader']);
+      const gatewayPods = await skaffoldGatewayPods();
+      assert.equal(gatewayPods.length, VALUES.gateway.autoscaling.minReplicas);
+      for (const pod of gatewayPods) {
+        assert.match(pod.spec.containers[0].image, /^localhost:5000\/catalog-gateway:[0-9a-f]+$/);
+        // Pulled from the registry: the node knows the image by its digest there.
+        assert.match(pod.status.containerStatuses[0].imageID, /^localhost:5000\/catalog-gateway@sha256:/);
+        assert.equal(pod.status.containerStatuses[0].ready, true);
+      }
+      const job = await cluster.getJson(['job', 'catalog-gateway-loader', '-n', SKAFFOLD_NAMESPACE]);
+      assert.equal(job.spec.template.spec.containers[0].image.startsWith('localhost:5000/catalog-loader:'), true);
+      assert.equal(job.status.succeeded, 1);
+      const product = await httpInNamespace(`${await skaffoldGatewayUrl()}/products/1`);
+      assert.equal(product.status, 200, product.body);
+      assert.equal(JSON.parse(product.body).id, 1);
+    },
+  );
 
-  step('skaffold dev: a change to a gateway source file rebuilds the gateway image and redeploys; the new pods serve the change', async () => {
-    const base = await skaffoldGatewayUrl();
-    const description: string = JSON.parse((await httpInNamespace(`${base}/docs/json`)).body).info.description;
-    const [before] = await skaffoldGatewayPods();
-    const dev = skaffold.start('dev', ['--port-forward=off', '--cleanup=false']);
-    try {
-      await waitFor('skaffold dev watching for changes', async () => {
-        if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
-        return dev.output.includes('Watching for changes') ? true : undefined;
-      }, 300_000, 1000);
-      // The served OpenAPI description, changed where the source defines it.
-      const changed = `${description} Changed under skaffold dev.`;
-      const source = findSourceFile(join(skaffold.dir, 'gateway/src'), description);
-      writeFileSync(source, readFileSync(source, 'utf8').replace(description, changed));
-      const changedAt = Date.now();
-      await waitFor('new gateway pods, from a new image, serving the change', async () => {
-        if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
-        const pods = await skaffoldGatewayPods();
-        const rebuilt = pods.length >= 2 && pods.every((pod: any) =>
-          pod.spec.containers[0].image !== before.spec.containers[0].image && pod.status.containerStatuses?.[0]?.ready);
-        if (!rebuilt) return undefined;
-        const docs = await httpInNamespace(`${base}/docs/json`);
-        return JSON.parse(docs.body).info.description === changed ? true : undefined;
-      }, 480_000, 2000);
-      console.log(`# skaffold dev: change saved → rebuilt, redeployed and served in ${((Date.now() - changedAt) / 1000).toFixed(0)} s`);
-    } catch (error) {
-      (error as Error).message += `\n${dev.logTail(40)}`;
-      throw error;
-    } finally {
-      await dev.stop(30_000);
-    }
-  });
+  step(
+    'skaffold dev: a change to a gateway source file rebuilds the gateway image and redeploys; the new pods serve the change',
+    async () => {
+      const base = await skaffoldGatewayUrl();
+      const description: string = JSON.parse((await httpInNamespace(`${base}/docs/json`)).body).info.description;
+      const [before] = await skaffoldGatewayPods();
+      const dev = skaffold.start('dev', ['--port-forward=off', '--cleanup=false']);
+      try {
+        await waitFor(
+          'skaffold dev watching for changes',
+          async () => {
+            if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
+            return dev.output.includes('Watching for changes') ? true : undefined;
+          },
+          300_000,
+          1000,
+        );
+        // The served OpenAPI description, changed where the source defines it.
+        const changed = `${description} Changed under skaffold dev.`;
+        const source = findSourceFile(join(skaffold.dir, 'gateway/src'), description);
+        writeFileSync(source, readFileSync(source, 'utf8').replace(description, changed));
+        const changedAt = Date.now();
+        await waitFor(
+          'new gateway pods, from a new image, serving the change',
+          async () => {
+            if (!dev.running) throw new Error(`skaffold dev exited\n${dev.logTail(40)}`);
+            const pods = await skaffoldGatewayPods();
+            const rebuilt =
+              pods.length >= 2 &&
+              pods.every(
+                (pod: any) => pod.spec.containers[0].image !== before.spec.containers[0].image && pod.status.containerStatuses?.[0]?.ready,
+              );
+            if (!rebuilt) return undefined;
+            const docs = await httpInNamespace(`${base}/docs/json`);
+            return JSON.parse(docs.body).info.description === changed ? true : undefined;
+          },
+          480_000,
+          2000,
+        );
+        console.log(`# skaffold dev: change saved → rebuilt, redeployed and served in ${((Date.now() - changedAt) / 1000).toFixed(0)} s`);
+      } catch (error) {
+        (error as Error).message += `\n${dev.logTail(40)}`;
+        throw error;
+      } finally {
+        await dev.stop(30_000);
+      }
+    },
+  );
 });
 
 /** The one file under dir whose text contains `text`. */
@@ -478,8 +599,19 @@ function findSourceFile(dir: string, text: string): string {
 /** A query run by psql inside the Postgres pod, unaligned output. */
 async function psql(sql: string): Promise<string> {
   return cluster.kubectl([
-    'exec', '-n', NAMESPACE, `${name('postgresql')}-0`, '--',
-    'psql', '-U', 'catalog', '-d', 'catalog', '-At', '-c', sql,
+    'exec',
+    '-n',
+    NAMESPACE,
+    `${name('postgresql')}-0`,
+    '--',
+    'psql',
+    '-U',
+    'catalog',
+    '-d',
+    'catalog',
+    '-At',
+    '-c',
+    sql,
   ]);
 }
 
@@ -520,7 +652,18 @@ async function httpInNamespace(url: string, request: InNamespaceRequest = {}): P
   const method = request.method ?? (request.json ? 'POST' : 'GET');
   const body = request.json ? ['-H', 'content-type: application/json', '--data-binary', JSON.stringify(request.json)] : [];
   const auth = request.token ? ['-H', `authorization: Bearer ${request.token}`] : [];
-  const result = await cluster.netns.runOk('curl', ['-sS', '--max-time', '10', '-w', '\n%{http_code}', '-X', method, ...body, ...auth, url]);
+  const result = await cluster.netns.runOk('curl', [
+    '-sS',
+    '--max-time',
+    '10',
+    '-w',
+    '\n%{http_code}',
+    '-X',
+    method,
+    ...body,
+    ...auth,
+    url,
+  ]);
   const cut = result.lastIndexOf('\n');
   return { body: result.slice(0, cut), status: Number(result.slice(cut + 1)) };
 }
@@ -558,11 +701,19 @@ interface K6Summary {
 async function startK6(load: { vus: number; duration: string; pauseSeconds: number }) {
   const summaryFile = join(cluster.dir, `k6-summary-${Date.now()}.json`);
   const [command, args] = cluster.inNamespace(requireTool('k6'), [
-    'run', '--no-usage-report', '--quiet', '--summary-export', summaryFile, K6_SCRIPT,
+    'run',
+    '--no-usage-report',
+    '--quiet',
+    '--summary-export',
+    summaryFile,
+    K6_SCRIPT,
   ]);
   const k6 = new GroupProcess('k6', command, args, join(cluster.dir, 'logs', 'k6.log'), {
     env: {
-      ...process.env, BASE_URL: await gatewayServiceUrl(), VUS: String(load.vus), DURATION: load.duration,
+      ...process.env,
+      BASE_URL: await gatewayServiceUrl(),
+      VUS: String(load.vus),
+      DURATION: load.duration,
       PAUSE_SECONDS: String(load.pauseSeconds),
     },
   });

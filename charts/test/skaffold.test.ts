@@ -30,7 +30,10 @@ describe('skaffold.yaml', () => {
     assert.match(config.apiVersion, /^skaffold\/v4beta\d+$/);
     assert.deepEqual(
       config.build.artifacts.map((a: any) => [a.image, a.context, a.docker.dockerfile]),
-      [['catalog-gateway', resolve(REPO_ROOT), 'gateway/Dockerfile'], ['catalog-loader', resolve(REPO_ROOT), 'loader-job/Dockerfile']],
+      [
+        ['catalog-gateway', resolve(REPO_ROOT), 'gateway/Dockerfile'],
+        ['catalog-loader', resolve(REPO_ROOT), 'loader-job/Dockerfile'],
+      ],
     );
     assert.deepEqual(
       config.portForward.map((p: any) => [p.resourceName, p.port, p.localPort, p.address]),
@@ -63,22 +66,34 @@ describe('skaffold.yaml', () => {
       const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => match[1]!.split(' '));
       for (const path of copied) {
         const input = path.replace(/\/$/, '');
-        assert.ok(artifact.custom.dependencies.paths.some((listed: string) => input === listed || input.startsWith(`${listed}/`)),
-          `${artifact.image}: ${input} is copied but not a listed input`);
+        assert.ok(
+          artifact.custom.dependencies.paths.some((listed: string) => input === listed || input.startsWith(`${listed}/`)),
+          `${artifact.image}: ${input} is copied but not a listed input`,
+        );
       }
     }
   });
 
   test('render hands the built tags to the chart, and the port-forwards name Services the chart creates', async () => {
     const builds = join(scratch, 'builds.json');
-    writeFileSync(builds, JSON.stringify({
-      builds: [
-        { imageName: 'catalog-gateway', tag: 'catalog-gateway:3f2a9c1' },
-        { imageName: 'catalog-loader', tag: 'catalog-loader:3f2a9c1' },
-      ],
-    }));
+    writeFileSync(
+      builds,
+      JSON.stringify({
+        builds: [
+          { imageName: 'catalog-gateway', tag: 'catalog-gateway:3f2a9c1' },
+          { imageName: 'catalog-loader', tag: 'catalog-loader:3f2a9c1' },
+        ],
+      }),
+    );
     const rendered = await runSkaffold([
-      'render', '--offline', '--filename', 'skaffold.yaml', '--build-artifacts', builds, '--digest-source', 'tag',
+      'render',
+      '--offline',
+      '--filename',
+      'skaffold.yaml',
+      '--build-artifacts',
+      builds,
+      '--digest-source',
+      'tag',
     ]);
     const manifests = parseManifests(rendered);
     const gateway = findManifest(manifests, 'Deployment', 'catalog-gateway-gateway') as any;
@@ -89,7 +104,10 @@ describe('skaffold.yaml', () => {
     const config = parseYaml(await runSkaffold(['diagnose', '--yaml-only', '--filename', 'skaffold.yaml']));
     for (const forward of config.portForward) {
       const service = findManifest(manifests, 'Service', forward.resourceName) as any;
-      assert.ok(service.spec.ports.some((p: any) => p.port === forward.port), `${forward.resourceName}:${forward.port}`);
+      assert.ok(
+        service.spec.ports.some((p: any) => p.port === forward.port),
+        `${forward.resourceName}:${forward.port}`,
+      );
     }
   });
 });

@@ -1,3 +1,10 @@
 export { SERVING_SCHEMA, CATALOG_SWAPPED_CHANNEL } from './serving-schema.js';
 export { createCatalogSchema, addCatalogConstraints, readConstraintStatements, readSql } from './catalog-ddl.js';
-export { ID_MAX_DIGITS, PRODUCT_ID_PATTERN, PRICE_INTEGER_DIGITS, PRICE_FRACTION_DIGITS, PRICE_MAX, PRODUCT_TEXT_MAX_LENGTH } from './input-limits.js';
+export {
+  ID_MAX_DIGITS,
+  PRODUCT_ID_PATTERN,
+  PRICE_INTEGER_DIGITS,
+  PRICE_FRACTION_DIGITS,
+  PRICE_MAX,
+  PRODUCT_TEXT_MAX_LENGTH,
+} from './input-limits.js';

@@ -22,10 +22,7 @@ test('the catalog schema applies to a real Postgres with its keys and indexes', 
       `INSERT INTO catalog.products (name, default_price) VALUES ('Camo Onesie', 140) RETURNING default_price::text, campus`,
     );
     assert.deepEqual(inserted.rows[0], { default_price: '140.00', campus: 'hr-rfp' });
-    await assert.rejects(
-      client.query(`INSERT INTO catalog.styles (product_id, name) VALUES (999, 'orphan')`),
-      /foreign key/,
-    );
+    await assert.rejects(client.query(`INSERT INTO catalog.styles (product_id, name) VALUES (999, 'orphan')`), /foreign key/);
   } finally {
     await client.end();
   }

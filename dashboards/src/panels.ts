@@ -54,13 +54,7 @@ export function timeseriesPanel(spec: PanelSpec): timeseries.PanelBuilder {
     .height(HEIGHT)
     .span(spec.width ?? DEFAULT_WIDTH)
     .fillOpacity(10)
-    .legend(
-      new VizLegendOptionsBuilder()
-        .showLegend(true)
-        .displayMode(LegendDisplayMode.List)
-        .placement(LegendPlacement.Bottom)
-        .calcs([]),
-    )
+    .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom).calcs([]))
     .tooltip(new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.Descending))
     .targets(targets(spec.queries));
 }

@@ -41,7 +41,11 @@ test('the validation catches broken dashboards', () => {
     /range \[5m\] should be \[\$__rate_interval\]/,
     /unknown metric catalog_http_requests_totl/,
   ];
-  for (const pattern of expected) assert.ok(problems.some((p) => pattern.test(p)), `no problem matches ${pattern}: ${problems.join('; ')}`);
+  for (const pattern of expected)
+    assert.ok(
+      problems.some((p) => pattern.test(p)),
+      `no problem matches ${pattern}: ${problems.join('; ')}`,
+    );
 });
 
 test('the dashboard covers every signal the issue asks for', () => {
@@ -65,6 +69,9 @@ test('the dashboard covers every signal the issue asks for', () => {
     /k6 request rate/,
     /k6 request duration p95/,
   ]) {
-    assert.ok(titles.some((title) => wanted.test(title ?? '')), `no panel titled like ${wanted}`);
+    assert.ok(
+      titles.some((title) => wanted.test(title ?? '')),
+      `no panel titled like ${wanted}`,
+    );
   }
 });

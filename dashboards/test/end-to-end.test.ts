@@ -37,7 +37,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A panel query as Grafana sends it with every variable on "All". */
 function substitute(expr: string, rateInterval = RATE_INTERVAL): string {
-  return expr.replaceAll('$__rate_interval', rateInterval).replaceAll('$route', '.*').replaceAll('$operation', '.*').replaceAll('$namespace', '.*');
+  return expr
+    .replaceAll('$__rate_interval', rateInterval)
+    .replaceAll('$route', '.*')
+    .replaceAll('$operation', '.*')
+    .replaceAll('$namespace', '.*');
 }
 
 const hasFiniteValue = (series: PrometheusSample[]) =>
@@ -112,7 +116,7 @@ test('the excepted panels are exactly the kube-state-metrics ones', () => {
   }
 });
 
-test('the request-rate panels agree with k6\'s own request count within 10 %', async () => {
+test("the request-rate panels agree with k6's own request count within 10 %", async () => {
   const k6Requests = summary.metrics.http_reqs!.values.count!;
   const panels = queryPanels(buildDashboard());
   const window = Math.ceil(runEnd - runStart) + 2;
@@ -136,12 +140,16 @@ test('the k6 p95 panel is in seconds (the panel unit), within what k6 measured',
   const p95Seconds = Number(series!.value![1]);
   // The panel shows the slowest route's p95 of the last push; k6's overall max bounds it.
   const maxSeconds = summary.metrics.http_req_duration!.values.max! / 1000;
-  console.log(`k6 p95 panel: ${p95Seconds} s; k6 max ${maxSeconds} s, overall p95 ${summary.metrics.http_req_duration!.values['p(95)']! / 1000} s`);
+  console.log(
+    `k6 p95 panel: ${p95Seconds} s; k6 max ${maxSeconds} s, overall p95 ${summary.metrics.http_req_duration!.values['p(95)']! / 1000} s`,
+  );
   assert.ok(p95Seconds > 0 && p95Seconds <= maxSeconds * 1.001, `${p95Seconds} s vs max ${maxSeconds} s`);
 });
 
 test('the route and operation variables list what k6 hit', async () => {
-  const routes = await prometheus.get<string[]>(`/api/v1/label/route/values?match[]=${encodeURIComponent('catalog_http_requests_total{job="catalog-gateway"}')}`);
+  const routes = await prometheus.get<string[]>(
+    `/api/v1/label/route/values?match[]=${encodeURIComponent('catalog_http_requests_total{job="catalog-gateway"}')}`,
+  );
   for (const route of ['/products', '/products/:product_id', '/products/:product_id/styles', '/products/:product_id/related', '/graphql']) {
     assert.ok(routes.includes(route), `route ${route} missing from ${routes.join(', ')}`);
   }
@@ -152,17 +160,23 @@ test('the route and operation variables list what k6 hit', async () => {
 });
 
 test('Prometheus loaded the rules file and its recording rules produce series', async () => {
-  const { groups } = await prometheus.get<{ groups: { name: string; rules: { name: string; health: string; lastError?: string }[] }[] }>('/api/v1/rules');
+  const { groups } = await prometheus.get<{ groups: { name: string; rules: { name: string; health: string; lastError?: string }[] }[] }>(
+    '/api/v1/rules',
+  );
   const unhealthy = groups.flatMap((g) => g.rules).filter((rule) => rule.health !== 'ok');
   assert.deepEqual(unhealthy, []);
   assert.ok(groups.length >= 5);
-  for (const record of ['route:catalog_http_requests:rate5m', 'operation:catalog_graphql_operations:rate5m', 'job:catalog_http_server_errors:ratio_rate5m']) {
+  for (const record of [
+    'route:catalog_http_requests:rate5m',
+    'operation:catalog_graphql_operations:rate5m',
+    'job:catalog_http_server_errors:ratio_rate5m',
+  ]) {
     const series = await prometheus.query(record, Math.ceil(runEnd));
     assert.ok(series.length > 0, `${record} has no series`);
   }
 });
 
-test('the run\'s HTML report plots RPS, p95 and errors (screenshot kept under docs/ when asked)', async () => {
+test("the run's HTML report plots RPS, p95 and errors (screenshot kept under docs/ when asked)", async () => {
   const screenshot = process.env.UPDATE_DOCS_SCREENSHOT === '1' ? DOCS_SCREENSHOT : join(resultsDir, 'report.png');
   const { drawn, externalRequests } = await inspectReport(run.reportFile, screenshot);
   assert.deepEqual(externalRequests, []);

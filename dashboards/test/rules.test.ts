@@ -16,7 +16,7 @@ async function promtool(args: string[], cwd?: string): Promise<string> {
     return stdout + stderr;
   } catch (error) {
     const failure = error as { code?: string; stdout?: string; stderr?: string };
-    if (failure.code === 'ENOENT') assert.fail('promtool is not on PATH: install Debian\'s prometheus package');
+    if (failure.code === 'ENOENT') assert.fail("promtool is not on PATH: install Debian's prometheus package");
     assert.fail(`promtool ${args.join(' ')} failed:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`);
   }
 }

@@ -90,7 +90,7 @@ async function writeLoop(writer: string, phase: string, stop: { done: boolean },
 async function lostInvalidations(reader: string, expected: Map<number, string>): Promise<number> {
   let lost = 0;
   for (const [id, slogan] of expected) {
-    const served = await (await fetch(`${reader}/products/${id}`)).json() as { slogan?: string };
+    const served = (await (await fetch(`${reader}/products/${id}`)).json()) as { slogan?: string };
     if (served.slogan !== slogan) lost += 1;
   }
   return lost;
@@ -133,7 +133,12 @@ async function runPhase(
   return {
     phase,
     byStatus,
-    p99Ms: Math.round(percentile(outcomes.map((o) => o.ms), 0.99)),
+    p99Ms: Math.round(
+      percentile(
+        outcomes.map((o) => o.ms),
+        0.99,
+      ),
+    ),
     hung: byStatus.hung ?? 0,
     recoverySeconds: fault ? (firstServed ? Number(((firstServed.issuedAt + firstServed.ms - restoredAt) / 1_000).toFixed(2)) : null) : 0,
     writes: accepted,
@@ -160,7 +165,10 @@ try {
     startGateway({ ...settings, name: 'replica-a', env }),
     startGateway({ ...settings, name: 'replica-b', env }),
   ]);
-  cleanups.push(() => a.stop(), () => b.stop());
+  cleanups.push(
+    () => a.stop(),
+    () => b.stop(),
+  );
   const small = await startGateway({ ...settings, name: 'small-pool', env: { ...env, DB_POOL_MAX: '2' } });
   cleanups.push(() => small.stop());
 
@@ -175,8 +183,13 @@ try {
   console.log('\n| phase | requests by status | p99 | hung (no answer in 5 s) | seconds to recover | writes | invalidations lost |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of reports) {
-    const statuses = Object.entries(r.byStatus).sort().map(([status, count]) => `${status}: ${count}`).join(', ');
-    console.log(`| ${r.phase} | ${statuses} | ${r.p99Ms} ms | ${r.hung} | ${r.recoverySeconds ?? 'never'} | ${r.writes} | ${r.invalidationsLost} |`);
+    const statuses = Object.entries(r.byStatus)
+      .sort()
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
+    console.log(
+      `| ${r.phase} | ${statuses} | ${r.p99Ms} ms | ${r.hung} | ${r.recoverySeconds ?? 'never'} | ${r.writes} | ${r.invalidationsLost} |`,
+    );
   }
 } catch (error) {
   console.error(error);

@@ -105,13 +105,15 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
       p95Ms: median(rounds.map((round) => round.p95Ms)),
       p99Ms: median(rounds.map((round) => round.p99Ms)),
       errors: rounds.reduce((sum, round) => sum + round.errors, 0),
-      errorDetail: rounds.map((round) => round.errorDetail).reduce((total, detail) => ({
-        connectErrors: total.connectErrors + detail.connectErrors,
-        readErrors: total.readErrors + detail.readErrors,
-        writeErrors: total.writeErrors + detail.writeErrors,
-        timeouts: total.timeouts + detail.timeouts,
-        statusErrors: total.statusErrors + detail.statusErrors,
-      })),
+      errorDetail: rounds
+        .map((round) => round.errorDetail)
+        .reduce((total, detail) => ({
+          connectErrors: total.connectErrors + detail.connectErrors,
+          readErrors: total.readErrors + detail.readErrors,
+          writeErrors: total.writeErrors + detail.writeErrors,
+          timeouts: total.timeouts + detail.timeouts,
+          statusErrors: total.statusErrors + detail.statusErrors,
+        })),
       rounds: rounds.length,
       planWrapped: rounds.some((round) => round.wrapped),
       machineLoad: Math.max(...rounds.map((round) => round.machineLoad)),

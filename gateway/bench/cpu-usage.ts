@@ -22,13 +22,18 @@ function readStat(pid: number): ProcStat | undefined {
     return undefined; // exited meanwhile
   }
   // The command name (field 2) may contain spaces; every field after it is numeric.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = text
+    .slice(text.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   const [utime, stime, cutime, cstime] = [fields[11]!, fields[12]!, fields[13]!, fields[14]!];
   return { parentPid: fields[1]!, ticks: utime + stime + cutime + cstime };
 }
 
 function allPids(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
 }
 
 /** CPU seconds used so far by `rootPid` and all its live descendants (and the reaped ones). */
@@ -41,7 +46,7 @@ export function processTreeCpuSeconds(rootPid: number): number {
   const inTree = new Set([rootPid]);
   let ticks = 0;
   // Parents have lower pids than their children except after pid wrap-around; iterate to a fixpoint.
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, stat] of stats) {
       if (!inTree.has(pid) && inTree.has(stat.parentPid)) {

@@ -25,7 +25,11 @@ export interface BenchDataset extends BenchPostgres {
   readonly productIds: IdRange;
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Hash of the SQL that shapes the tables: a schema change invalidates the cached cluster. */
 async function schemaHash(): Promise<string> {
@@ -78,7 +82,10 @@ export async function openBenchDataset(spec: DatasetSpec): Promise<BenchDataset>
     });
     await vacuumAnalyze(postgres.databaseUrl);
     spec.log(`loaded and vacuumed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    await writeFile(loadedMarker, JSON.stringify({ loadedAt: new Date().toISOString(), totals: report.totals, phases: report.phases }, null, 2));
+    await writeFile(
+      loadedMarker,
+      JSON.stringify({ loadedAt: new Date().toISOString(), totals: report.totals, phases: report.phases }, null, 2),
+    );
   }
   try {
     await prewarm(postgres.databaseUrl, spec.log);
@@ -124,7 +131,9 @@ async function prewarm(databaseUrl: string, log: (message: string) => void): Pro
       [SERVING_SCHEMA],
     );
     const megabytes = Number(rows[0]!.bytes) / 1024 ** 2;
-    log(`prewarmed ${megabytes.toFixed(0)} MB of catalog tables and indexes into ${SHARED_BUFFERS_MB} MB of shared buffers in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    log(
+      `prewarmed ${megabytes.toFixed(0)} MB of catalog tables and indexes into ${SHARED_BUFFERS_MB} MB of shared buffers in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     if (megabytes > SHARED_BUFFERS_MB * 0.9) {
       log(`warning: the catalog does not fit in shared buffers: Postgres will read from disk and both targets measure it`);
     }
@@ -142,9 +151,7 @@ async function productIdRange(databaseUrl: string, expectedProducts: number): Pr
     );
     const { min, max, count } = rows[0]!;
     if (Number(count) !== expectedProducts || Number(max) - Number(min) + 1 !== expectedProducts) {
-      throw new Error(
-        `the benchmark catalog should hold products ${expectedProducts} with dense ids, found ${count} in [${min}, ${max}]`,
-      );
+      throw new Error(`the benchmark catalog should hold products ${expectedProducts} with dense ids, found ${count} in [${min}, ${max}]`);
     }
     return { min: Number(min), max: Number(max) };
   } finally {

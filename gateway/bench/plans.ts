@@ -66,7 +66,12 @@ const lastListPage = (ids: IdRange) => Math.max(1, Math.floor((ids.max - ids.min
 export function coldRestPlan(ids: IdRange, size: number, seed: number): PlannedRequest[] {
   const random = seededRandom(seed);
   const lastPage = lastListPage(ids);
-  return restPlan(size, random, () => uniformInt(random, ids.min, ids.max), () => uniformInt(random, 1, lastPage));
+  return restPlan(
+    size,
+    random,
+    () => uniformInt(random, ids.min, ids.max),
+    () => uniformInt(random, 1, lastPage),
+  );
 }
 
 export interface HotSpot {

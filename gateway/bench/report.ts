@@ -101,17 +101,9 @@ function markdown(cells: readonly Cell[], options: BenchOptions, setup: string, 
 }
 
 /** Writes results/latest.json and results/latest.md (the source of the committed RESULTS.md). */
-export async function writeReport(
-  resultsDir: string,
-  cells: readonly Cell[],
-  options: BenchOptions,
-  setup: string,
-): Promise<void> {
+export async function writeReport(resultsDir: string, cells: readonly Cell[], options: BenchOptions, setup: string): Promise<void> {
   const date = new Date().toISOString();
   await mkdir(resultsDir, { recursive: true });
-  await writeFile(
-    join(resultsDir, 'latest.json'),
-    JSON.stringify({ date, options, setup, cells, ratios: ratios(cells) }, null, 2),
-  );
+  await writeFile(join(resultsDir, 'latest.json'), JSON.stringify({ date, options, setup, cells, ratios: ratios(cells) }, null, 2));
   await writeFile(join(resultsDir, 'latest.md'), markdown(cells, options, setup, date));
 }

@@ -85,7 +85,9 @@ try {
   const roundsOf = async (name: string, requests: PlannedRequest[]) => {
     const size = Math.ceil(requests.length / options.rounds);
     return Promise.all(
-      Array.from({ length: options.rounds }, (_, round) => plan(`${name}-round-${round + 1}`, requests.slice(round * size, (round + 1) * size))),
+      Array.from({ length: options.rounds }, (_, round) =>
+        plan(`${name}-round-${round + 1}`, requests.slice(round * size, (round + 1) * size)),
+      ),
     );
   };
   const compare = async (workload: Workload, contenders: Contender[]) => {
@@ -132,7 +134,11 @@ try {
       ...(options.workloads.has('longtail') ? longTail : []),
     ];
     log('bare node:http: recording the gateway responses it will replay');
-    const bare = await startBareServer({ upstreamUrl: gateway.baseUrl, paths: [...new Set(replayed.map(({ path }) => path))], logDir: LOG_DIR });
+    const bare = await startBareServer({
+      upstreamUrl: gateway.baseUrl,
+      paths: [...new Set(replayed.map(({ path }) => path))],
+      logDir: LOG_DIR,
+    });
     cleanups.push(() => bare.stop());
 
     // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
@@ -207,7 +213,9 @@ const describeCache = (workload: string, share: CacheShare | undefined) =>
 const memoryNote = longTailMemory
   ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB).`
   : '';
-const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote].filter(Boolean).join('\n');
+const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote]
+  .filter(Boolean)
+  .join('\n');
 printReport(cells);
 console.log(cacheNote);
 await writeReport(RESULTS_DIR, cells, options, `${setup}\n\n${cacheNote}`);
@@ -215,7 +223,9 @@ log(`results written to ${join(RESULTS_DIR, 'latest.json')}`);
 
 const failed = cells.filter((cell) => cell.errors > 0);
 if (failed.length > 0) {
-  console.error(`FAILED: ${failed.map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`).join('; ')}`);
+  console.error(
+    `FAILED: ${failed.map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`).join('; ')}`,
+  );
   process.exit(1);
 }
 

@@ -42,7 +42,10 @@ try {
 }
 const { port } = app.server.address() as { port: number };
 const base = `http://${config.HOST}:${port}`;
-logger.info({ graphql: `${base}/graphql`, rest: `${base}/products`, docs: `${base}/docs`, metrics: `${base}/metrics` }, 'catalog-gateway ready');
+logger.info(
+  { graphql: `${base}/graphql`, rest: `${base}/products`, docs: `${base}/docs`, metrics: `${base}/metrics` },
+  'catalog-gateway ready',
+);
 
 // SIGTERM: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS), then close.
 let shuttingDown = false;

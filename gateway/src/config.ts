@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-const integer = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const integer = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
@@ -22,7 +21,10 @@ export const configSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: integer(1, 600_000, 2_000),
   GRAPHQL_MAX_DEPTH: integer(1, 100, 8),
   GRAPHQL_MAX_COMPLEXITY: integer(1, 1_000_000, 1_000),
-  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).transform((value) => value === 'true').optional(),
+  GRAPHQL_INTROSPECTION: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
 });

@@ -16,7 +16,10 @@ function zipfKeys(count: number): string[] {
 }
 
 /** A read-through cache run over `accesses`: the share answered from the cache. */
-function hitRatio(accesses: readonly string[], cache: { get(key: string): unknown; set(key: string, value: ReturnType<typeof entry>): void }): number {
+function hitRatio(
+  accesses: readonly string[],
+  cache: { get(key: string): unknown; set(key: string, value: ReturnType<typeof entry>): void },
+): number {
   let hits = 0;
   for (const key of accesses) {
     if (cache.get(key)) hits += 1;
@@ -31,7 +34,8 @@ describe('frequency sketch', () => {
     for (let key = 0; key < 500; key += 1) {
       for (let time = 0; time < key % 12; time += 1) sketch.record(`key-${key}`);
     }
-    for (let key = 0; key < 500; key += 1) assert.ok(sketch.frequency(`key-${key}`) >= key % 12, `key-${key} counted ${sketch.frequency(`key-${key}`)}`);
+    for (let key = 0; key < 500; key += 1)
+      assert.ok(sketch.frequency(`key-${key}`) >= key % 12, `key-${key} counted ${sketch.frequency(`key-${key}`)}`);
     for (let time = 0; time < 40; time += 1) sketch.record('busy');
     assert.equal(sketch.frequency('busy'), 16, 'saturated counter (15) plus the doorkeeper bit');
   });

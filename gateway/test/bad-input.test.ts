@@ -28,15 +28,27 @@ describe('bad input gets a 4xx JSON error naming the problem, never a 500', () =
       for (const suffix of ['', '/styles', '/related']) {
         await expectClientError({ method: 'GET', url: `/products/${id}${suffix}` }, 400, /product_id/);
       }
-      await expectClientError({ method: 'PUT', url: `/products/${id}`, headers: { ...authorized, ...json }, payload: '{"name":"x"}' }, 400, /product_id/);
+      await expectClientError(
+        { method: 'PUT', url: `/products/${id}`, headers: { ...authorized, ...json }, payload: '{"name":"x"}' },
+        400,
+        /product_id/,
+      );
       await expectClientError({ method: 'DELETE', url: `/products/${id}`, headers: authorized }, 400, /product_id/);
     }
   });
 
   it('rejects ids beyond the documented pattern: 16 digits could exceed an exact JSON number', async () => {
-    await expectClientError({ method: 'GET', url: '/products/9999999999999999' }, 400, /product_id must match pattern "\^\[1-9\]\[0-9\]\{0,14\}\$"/);
+    await expectClientError(
+      { method: 'GET', url: '/products/9999999999999999' },
+      400,
+      /product_id must match pattern "\^\[1-9\]\[0-9\]\{0,14\}\$"/,
+    );
     const query = JSON.stringify({ query: '{ product(id: "9999999999999999") { id } }' });
-    await expectClientError({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: query }, 400, /id must be a positive integer of at most 15 digits/);
+    await expectClientError(
+      { method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: query },
+      400,
+      /id must be a positive integer of at most 15 digits/,
+    );
   });
 
   it('rejects malformed, mistyped and oversized write bodies', async () => {
@@ -67,14 +79,26 @@ describe('bad input gets a 4xx JSON error naming the problem, never a 500', () =
 
   it('refuses writes without the right bearer token with 401 before reading the body', async () => {
     for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Basic dGVzdA==' }, { authorization: 'Bearer ' }]) {
-      await expectClientError({ method: 'POST', url: '/products', headers: { ...headers, ...json }, payload: '{"name":"x"}' }, 401, /bearer token/);
-      await expectClientError({ method: 'PUT', url: '/products/1', headers: { ...headers, ...json }, payload: 'not json' }, 401, /bearer token/);
+      await expectClientError(
+        { method: 'POST', url: '/products', headers: { ...headers, ...json }, payload: '{"name":"x"}' },
+        401,
+        /bearer token/,
+      );
+      await expectClientError(
+        { method: 'PUT', url: '/products/1', headers: { ...headers, ...json }, payload: 'not json' },
+        401,
+        /bearer token/,
+      );
       await expectClientError({ method: 'DELETE', url: '/products/1', headers }, 401, /bearer token/);
     }
   });
 
   it('answers writes to unknown products with 404', async () => {
-    await expectClientError({ method: 'PUT', url: '/products/4', headers: { ...authorized, ...json }, payload: '{"name":"x"}' }, 404, /product 4 not found/);
+    await expectClientError(
+      { method: 'PUT', url: '/products/4', headers: { ...authorized, ...json }, payload: '{"name":"x"}' },
+      404,
+      /product 4 not found/,
+    );
     await expectClientError({ method: 'DELETE', url: '/products/4', headers: authorized }, 404, /product 4 not found/);
   });
 
@@ -92,7 +116,11 @@ describe('bad input gets a 4xx JSON error naming the problem, never a 500', () =
     await expectClientError({ method: 'GET', url: '/nope' }, 404, /no route GET \/nope/);
     await expectClientError({ method: 'PATCH', url: '/nope' }, 404, /no route PATCH/);
     // A known path with another method is a 405 naming the allowed ones (http-contract.test.ts).
-    await expectClientError({ method: 'PATCH', url: '/products/1' }, 405, /PATCH is not allowed on \/products\/1: use DELETE, GET, HEAD, PUT/);
+    await expectClientError(
+      { method: 'PATCH', url: '/products/1' },
+      405,
+      /PATCH is not allowed on \/products\/1: use DELETE, GET, HEAD, PUT/,
+    );
   });
 
   it('counted none of the above as a server error', async () => {

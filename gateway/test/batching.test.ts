@@ -76,7 +76,10 @@ describe('DataLoader batching', () => {
     const ids = Array.from({ length: 12 }, (_, index) => String(index + 3));
     const statements = await countStatements(app, async () => {
       const responses = await Promise.all(ids.map((id) => graphql(app, PRODUCT_PAGE_QUERY, { id })));
-      assert.deepEqual(responses.map((response) => response.json().data.product.id), ids);
+      assert.deepEqual(
+        responses.map((response) => response.json().data.product.id),
+        ids,
+      );
     });
     // Alone, each page costs 2 statements (24 in all); together they share them.
     assert.ok(statements.length < ids.length, `${statements.length} statements for ${ids.length} concurrent pages`);
@@ -128,7 +131,10 @@ describe('app-wide batchers under load', () => {
         await locker.query('COMMIT');
 
         const rows = await Promise.all([...running, ...held]);
-        assert.deepEqual(rows.map((row) => row?.id), [1, 2, 3, 4, 5]);
+        assert.deepEqual(
+          rows.map((row) => row?.id),
+          [1, 2, 3, 4, 5],
+        );
         assert.equal(sent.length, 3, 'products 3, 4 and 5 shared one statement');
       });
     } finally {

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import {
-  authorized,
-  countStatements,
-  createFixtureDatabase,
-  eventually,
-  graphql,
-  startGateway,
-  testRedisUrl,
-} from './support/gateway.js';
+import { authorized, countStatements, createFixtureDatabase, eventually, graphql, startGateway, testRedisUrl } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 describe('response cache shared through Redis by two gateway replicas', () => {
@@ -38,7 +30,14 @@ describe('response cache shared through Redis by two gateway replicas', () => {
   });
 
   it('evicts exactly the responses built from a product when another replica writes it', async () => {
-    const urls = ['/products/1', '/products/1/styles', '/products/2/related', '/products/5/styles', '/products/3', '/products?page=1&count=2'];
+    const urls = [
+      '/products/1',
+      '/products/1/styles',
+      '/products/2/related',
+      '/products/5/styles',
+      '/products/3',
+      '/products?page=1&count=2',
+    ];
     for (const url of urls) await get(first, url);
     const cachedPage = await graphql(first, PRODUCT_PAGE_QUERY, { id: '5' }); // lists product 1 as related
     assert.equal(cachedPage.statusCode, 200);
@@ -67,7 +66,12 @@ describe('response cache shared through Redis by two gateway replicas', () => {
 
   it('evicts list pages when a product is created or deleted', async () => {
     const before = (await get(first, '/products?page=1&count=100')).json() as { id: number }[];
-    const created = await second.inject({ method: 'POST', url: '/products', headers: authorized, payload: { name: 'New', default_price: '5' } });
+    const created = await second.inject({
+      method: 'POST',
+      url: '/products',
+      headers: authorized,
+      payload: { name: 'New', default_price: '5' },
+    });
     assert.equal(created.statusCode, 201);
     const id = created.json().id as number;
     await eventually('new product listed', async () =>
@@ -75,8 +79,9 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     );
     const removed = await second.inject({ method: 'DELETE', url: `/products/${id}`, headers: authorized });
     assert.equal(removed.statusCode, 204);
-    await eventually('deleted product gone from the list', async () =>
-      ((await get(first, '/products?page=1&count=100')).json() as { id: number }[]).length === before.length,
+    await eventually(
+      'deleted product gone from the list',
+      async () => ((await get(first, '/products?page=1&count=100')).json() as { id: number }[]).length === before.length,
     );
     await eventually('deleted product is 404', async () => (await get(first, `/products/${id}`)).statusCode === 404);
   });

@@ -26,7 +26,10 @@ describe('catalog reload by the loader', () => {
     await loadCatalog({ databaseUrl, dataDir: dir, logger: pino({ level: 'silent' }) });
   };
   const nameInDatabase = (id: number) =>
-    withClient(databaseUrl, async (client) => (await client.query('SELECT name FROM catalog.products WHERE id = $1', [id])).rows[0].name as string);
+    withClient(
+      databaseUrl,
+      async (client) => (await client.query('SELECT name FROM catalog.products WHERE id = $1', [id])).rows[0].name as string,
+    );
 
   before(async () => {
     databaseUrl = await createTestDatabase('reload');
@@ -54,7 +57,10 @@ describe('catalog reload by the loader', () => {
     await load(2);
     const newName = await nameInDatabase(1);
     assert.notEqual(newName, oldName, 'the two generated catalogs differ');
-    await eventually('the reload reaches the gateway', async () => (await app.inject({ method: 'GET', url: '/products/1' })).json().name === newName);
+    await eventually(
+      'the reload reaches the gateway',
+      async () => (await app.inject({ method: 'GET', url: '/products/1' })).json().name === newName,
+    );
     assert.equal((await graphql(app, '{ product(id: 1) { name } }')).json().data.product.name, newName);
     // Redis was swept of the old answers (new ones may already be stored again).
     await app.services.cache.settled();

@@ -24,37 +24,41 @@ describe('catalog-gateway CLI', () => {
     assert.match(gateway.output, /DATABASE_URL is not set: set it, or run `npm start`/);
   });
 
-  it('npm start starts its own Postgres with a sample catalog, serves it, and reuses it on the next start', { timeout: 240_000 }, async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'gateway-embedded-'));
-    try {
-      const port = await freePort();
-      const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
-      const first = startGatewayCli([], env, NPM_START);
-      await first.waitForOutput('catalog-gateway ready');
-      assert.match(first.output, /first start: generating and loading a sample catalog/);
-      assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
-      const base = `http://127.0.0.1:${port}`;
-      const product = await (await fetch(`${base}/products/1`)).json();
-      assert.equal(product.id, 1);
-      const list = (await (await fetch(`${base}/products?page=2000&count=5`)).json()) as unknown[];
-      assert.equal(list.length, 5, 'the sample has 10k products');
-      const page = await fetch(`${base}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ product(id: 1) { name styles { id } } }' }),
-      });
-      assert.equal((await page.json()).data.product.name, product.name);
-      assert.equal(await first.stop(), 0);
+  it(
+    'npm start starts its own Postgres with a sample catalog, serves it, and reuses it on the next start',
+    { timeout: 240_000 },
+    async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'gateway-embedded-'));
+      try {
+        const port = await freePort();
+        const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
+        const first = startGatewayCli([], env, NPM_START);
+        await first.waitForOutput('catalog-gateway ready');
+        assert.match(first.output, /first start: generating and loading a sample catalog/);
+        assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
+        const base = `http://127.0.0.1:${port}`;
+        const product = await (await fetch(`${base}/products/1`)).json();
+        assert.equal(product.id, 1);
+        const list = (await (await fetch(`${base}/products?page=2000&count=5`)).json()) as unknown[];
+        assert.equal(list.length, 5, 'the sample has 10k products');
+        const page = await fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ product(id: 1) { name styles { id } } }' }),
+        });
+        assert.equal((await page.json()).data.product.name, product.name);
+        assert.equal(await first.stop(), 0);
 
-      const second = startGatewayCli([], env, NPM_START);
-      await second.waitForOutput('catalog-gateway ready');
-      assert.doesNotMatch(second.output, /first start/);
-      assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
-      assert.equal(await second.stop(), 0);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+        const second = startGatewayCli([], env, NPM_START);
+        await second.waitForOutput('catalog-gateway ready');
+        assert.doesNotMatch(second.output, /first start/);
+        assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
+        assert.equal(await second.stop(), 0);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
     const port = await freePort();

@@ -6,7 +6,12 @@ import { authorized, countStatements, createFixtureDatabase, startGateway, withC
 
 /** A POST /graphql with every request field under the caller's control. */
 function post(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  return app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
 }
 
 /** A query far over the cost limit: 100 products × their styles × photos and skus. */
@@ -35,7 +40,8 @@ describe('GraphQL request fields as an attack surface', () => {
   });
 
   it('never runs a mutation sent under an unknown operationName', async () => {
-    const mutation = 'mutation Create { createProduct(input: { name: "Smuggled", slogan: "s", description: "d", category: "c", defaultPrice: "1.00" }) { id } }';
+    const mutation =
+      'mutation Create { createProduct(input: { name: "Smuggled", slogan: "s", description: "d", category: "c", defaultPrice: "1.00" }) { id } }';
     const response = await post(app, { query: mutation, operationName: 'Innocent' }, authorized);
     assert.equal(response.statusCode, 400, response.body);
     const smuggled = await withClient(databaseUrl, (client) => client.query(`SELECT id FROM catalog.products WHERE name = 'Smuggled'`));

@@ -28,7 +28,10 @@ describe('GraphQL over the fixture catalog', () => {
     assert.equal(introspection.statusCode, 200, introspection.body);
     const { __schema, __type } = introspection.json().data;
     assert.equal(__schema.queryType.name, 'Query');
-    assert.deepEqual(__schema.types, Object.keys(schema.getTypeMap()).map((name) => ({ name })));
+    assert.deepEqual(
+      __schema.types,
+      Object.keys(schema.getTypeMap()).map((name) => ({ name })),
+    );
     assert.deepEqual(__type.fields, [{ name: 'id' }, { name: 'size' }, { name: 'quantity' }]);
     // The full introspection query tools send is costed (its lists count once) and stays under the limit.
     const full = await graphql(app, getIntrospectionQuery());
@@ -48,7 +51,12 @@ describe('GraphQL over the fixture catalog', () => {
   it('pages products like the REST list', async () => {
     const response = await graphql(app, '{ products(page: 2, count: 2) { id name } }');
     assert.deepEqual(response.json(), {
-      data: { products: [{ id: '3', name: 'Morning Joggers' }, { id: '5', name: 'Heir Force Ones' }] },
+      data: {
+        products: [
+          { id: '3', name: 'Morning Joggers' },
+          { id: '5', name: 'Heir Force Ones' },
+        ],
+      },
     });
   });
 
@@ -109,7 +117,8 @@ describe('GraphQL over the fixture catalog', () => {
   });
 
   it('costs one document afresh for each page size or @include condition it is sent with', async () => {
-    const paged = 'query Paged($count: Int!, $withSkus: Boolean!) { products(count: $count) { styles { photos { url } skus @include(if: $withSkus) { id size } } } }';
+    const paged =
+      'query Paged($count: Int!, $withSkus: Boolean!) { products(count: $count) { styles { photos { url } skus @include(if: $withSkus) { id size } } } }';
     const cases = [
       [{ count: 2, withSkus: true }, 200],
       [{ count: 20, withSkus: true }, 400],
@@ -145,7 +154,12 @@ describe('GraphQL over the fixture catalog', () => {
     assert.equal(product.slogan, 'Top it off');
     assert.ok(product.updatedAt >= product.createdAt);
 
-    const badPrice = await graphql(app, 'mutation { updateProduct(id: 1, input: { defaultPrice: "cheap" }) { id } }', undefined, authorized);
+    const badPrice = await graphql(
+      app,
+      'mutation { updateProduct(id: 1, input: { defaultPrice: "cheap" }) { id } }',
+      undefined,
+      authorized,
+    );
     assert.equal(badPrice.statusCode, 400);
     assert.match(badPrice.json().errors[0].message, /defaultPrice/);
 

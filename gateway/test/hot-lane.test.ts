@@ -26,7 +26,10 @@ describe('catalog-cache plugin: cached GETs answered in a Fastify hook', () => {
 
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(metrics, /catalog_http_requests_total\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
-    assert.match(metrics, /catalog_http_request_duration_seconds_count\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
+    assert.match(
+      metrics,
+      /catalog_http_request_duration_seconds_count\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/,
+    );
     assert.match(metrics, /catalog_cache_lookups_total\{backend="memory",result="hit"\} 1\n/);
   });
 
@@ -66,7 +69,10 @@ describe('hot lane: cached GETs answered in front of Fastify', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     assert.match(metrics, /catalog_http_requests_total\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
     // Hot hits are folded into the metrics when they are collected: every scrape sees them all.
-    assert.match(metrics, /catalog_http_request_duration_seconds_count\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
+    assert.match(
+      metrics,
+      /catalog_http_request_duration_seconds_count\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/,
+    );
     assert.match(metrics, /catalog_cache_lookups_total\{backend="memory",result="hit"\} [1-9]/);
   });
 

@@ -64,7 +64,9 @@ describe('the HTTP contract the OpenAPI document states', () => {
     const largest = await fetch(`http://127.0.0.1:${port}/products/999999999999999`);
     assert.equal(largest.status, 404);
     const spec = await (await fetch(`http://127.0.0.1:${port}/docs/json`)).json();
-    const pattern = new RegExp(spec.paths['/products/{product_id}'].get.parameters.find((p: { name: string }) => p.name === 'product_id').schema.pattern);
+    const pattern = new RegExp(
+      spec.paths['/products/{product_id}'].get.parameters.find((p: { name: string }) => p.name === 'product_id').schema.pattern,
+    );
     assert.ok(pattern.test('999999999999999'), 'the document allows the largest id');
     assert.ok(!pattern.test('9999999999999999'), 'and refuses one digit more, as the server does');
     const tooLong = await fetch(`http://127.0.0.1:${port}/products/9999999999999999`);

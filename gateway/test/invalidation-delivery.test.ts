@@ -58,7 +58,12 @@ describe('invalidations across replicas are never lost', () => {
     assert.equal(await slogan(writer, 1), before);
     redis.freeze();
     try {
-      const write = await writer.inject({ method: 'PUT', url: '/products/1', headers: authorized, payload: { slogan: 'Written while Redis was stalled' } });
+      const write = await writer.inject({
+        method: 'PUT',
+        url: '/products/1',
+        headers: authorized,
+        payload: { slogan: 'Written while Redis was stalled' },
+      });
       assert.equal(write.statusCode, 200, write.body);
       assert.equal(await slogan(writer, 1), 'Written while Redis was stalled', 'the writer serves its own write at once');
     } finally {

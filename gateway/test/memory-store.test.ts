@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../src/cache/memory-store.js';
 
-const entry = (body: string, tags: string[] = []) => ({ body, route: '/products/:product_id' as const, tags, expiresAt: Date.now() + 60_000 });
+const entry = (body: string, tags: string[] = []) => ({
+  body,
+  route: '/products/:product_id' as const,
+  tags,
+  expiresAt: Date.now() + 60_000,
+});
 
 describe('in-process store', () => {
   it('serves the same body as a string and as bytes, before and after the hot lane encoded it', () => {

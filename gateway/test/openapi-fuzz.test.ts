@@ -30,21 +30,38 @@ describe('the served OpenAPI document holds under property-based fuzzing', { ski
   after(() => app.close());
 
   it('0 server errors and 0 schema violations', { timeout: 300_000 }, async () => {
-    const { code, stdout, stderr } = await run(SCHEMATHESIS, [
-      '--config-file', CONFIG,
-      'run', `${base}/docs/json`,
-      '--checks', 'all',
-      '--max-examples', '40',
-      '--seed', '20261123',
-      '--generation-allow-x00', 'false',
-      '--header', `Authorization: Bearer ${WRITE_TOKEN}`,
-      '--request-timeout', '10',
-      '--output-truncate', 'true',
-      '--workers', '1',
-      // From the temp dir: schemathesis keeps a .schemathesis/ cache in its working directory.
-    ], { cwd: tmpdir(), env: { NO_COLOR: '1' } });
+    const { code, stdout, stderr } = await run(
+      SCHEMATHESIS,
+      [
+        '--config-file',
+        CONFIG,
+        'run',
+        `${base}/docs/json`,
+        '--checks',
+        'all',
+        '--max-examples',
+        '40',
+        '--seed',
+        '20261123',
+        '--generation-allow-x00',
+        'false',
+        '--header',
+        `Authorization: Bearer ${WRITE_TOKEN}`,
+        '--request-timeout',
+        '10',
+        '--output-truncate',
+        'true',
+        '--workers',
+        '1',
+        // From the temp dir: schemathesis keeps a .schemathesis/ cache in its working directory.
+      ],
+      { cwd: tmpdir(), env: { NO_COLOR: '1' } },
+    );
     const output = stdout + stderr;
-    const summary = output.split('\n').filter((line) => /SUMMARY|Failures|❌|✅|generated|passed|failed/.test(line)).join('\n');
+    const summary = output
+      .split('\n')
+      .filter((line) => /SUMMARY|Failures|❌|✅|generated|passed|failed/.test(line))
+      .join('\n');
     assert.equal(code, 0, `schemathesis found problems:\n${output.slice(-6_000)}`);
     assert.match(output, /\d+ generated/, 'cases were generated');
     console.log(summary);

@@ -40,8 +40,25 @@ describe('page/count paging', () => {
 
   it('returns exactly what OFFSET paging returns, at every depth and page size', async () => {
     const cases: [number, number][] = [
-      [1, 5], [2, 5], [200, 5], [201, 5], [199, 5], [865, 5], [866, 5], [1000, 5],
-      [1, 100], [10, 100], [11, 100], [43, 100], [44, 100], [333, 3], [334, 3], [1441, 3], [1, 1], [4321, 1], [4322, 1],
+      [1, 5],
+      [2, 5],
+      [200, 5],
+      [201, 5],
+      [199, 5],
+      [865, 5],
+      [866, 5],
+      [1000, 5],
+      [1, 100],
+      [10, 100],
+      [11, 100],
+      [43, 100],
+      [44, 100],
+      [333, 3],
+      [334, 3],
+      [1441, 3],
+      [1, 1],
+      [4321, 1],
+      [4322, 1],
     ];
     for (const [page, count] of cases) {
       assert.deepEqual(await gatewayPage(page, count), await offsetPage(page, count), `page ${page} count ${count}`);
@@ -65,7 +82,13 @@ describe('page/count paging', () => {
     assert.equal(created.statusCode, 201);
     const after = await gatewayPage(500, 5);
     assert.notDeepEqual(after, before, 'three deletions before this page shift it');
-    for (const [page, count] of [[500, 5], [864, 5], [865, 5], [1, 100], [44, 100]] as [number, number][]) {
+    for (const [page, count] of [
+      [500, 5],
+      [864, 5],
+      [865, 5],
+      [1, 100],
+      [44, 100],
+    ] as [number, number][]) {
       assert.deepEqual(await gatewayPage(page, count), await offsetPage(page, count), `page ${page} count ${count}`);
     }
   });
@@ -109,7 +132,8 @@ describe('page/count paging across replicas with the cache off', () => {
     await redis.stop();
   });
 
-  const ids = async (app: FastifyInstance, url: string) => ((await app.inject({ method: 'GET', url })).json() as { id: number }[]).map((product) => product.id);
+  const ids = async (app: FastifyInstance, url: string) =>
+    ((await app.inject({ method: 'GET', url })).json() as { id: number }[]).map((product) => product.id);
 
   it('moves deep pages at once when another replica deletes a product before them', async () => {
     const url = '/products?page=600&count=5';
@@ -121,7 +145,10 @@ describe('page/count paging across replicas with the cache off', () => {
     );
     assert.notDeepEqual(expected, before, 'the deletion shifts the page');
     // Well inside the anchors' 60 s age limit: the reader heard of the deletion.
-    await eventually('the reader pages past the deleted product', async () => JSON.stringify(await ids(reader, url)) === JSON.stringify(expected));
+    await eventually(
+      'the reader pages past the deleted product',
+      async () => JSON.stringify(await ids(reader, url)) === JSON.stringify(expected),
+    );
     const metrics = (await writer.inject({ method: 'GET', url: '/metrics' })).body;
     assert.doesNotMatch(metrics, /catalog_cache_errors_total\{backend="redis",operation="invalidate"\}/, 'Redis took the announcement');
   });

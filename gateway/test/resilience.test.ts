@@ -44,8 +44,15 @@ describe('Redis killed mid-test', () => {
     assert.equal((await get('/products/2')).json().slogan, 'Written while Redis was down');
     const metrics = (await get('/metrics')).body;
     // Failed reads are counted; once the circuit breaker opens, the reads it skips are counted too.
-    const redisMetrics = metrics.split('\n').filter((line) => /^catalog_(cache_errors_total|redis_circuit)/.test(line)).join('\n');
-    assert.match(redisMetrics, /catalog_cache_errors_total\{backend="redis",operation="get"\} [1-9]|catalog_redis_circuit_rejections_total [1-9]/, redisMetrics);
+    const redisMetrics = metrics
+      .split('\n')
+      .filter((line) => /^catalog_(cache_errors_total|redis_circuit)/.test(line))
+      .join('\n');
+    assert.match(
+      redisMetrics,
+      /catalog_cache_errors_total\{backend="redis",operation="get"\} [1-9]|catalog_redis_circuit_rejections_total [1-9]/,
+      redisMetrics,
+    );
     assert.match(metrics, /catalog_cache_errors_total\{backend="redis",operation="invalidate"\} [1-9]/);
 
     await redis.start();

@@ -15,7 +15,12 @@ describe('Postgres frozen (SIGSTOP): alive but silent', () => {
     postgres = await startPostgres();
     const databaseUrl = await postgres.createDatabase('frozen');
     await createCatalog(databaseUrl, await seed());
-    app = await startGateway(databaseUrl, { DB_POOL_MAX: '4', DB_STATEMENT_TIMEOUT_MS: '300', DB_POOL_ACQUIRE_TIMEOUT_MS: '300', CACHE_TTL_SECONDS: '0' });
+    app = await startGateway(databaseUrl, {
+      DB_POOL_MAX: '4',
+      DB_STATEMENT_TIMEOUT_MS: '300',
+      DB_POOL_ACQUIRE_TIMEOUT_MS: '300',
+      CACHE_TTL_SECONDS: '0',
+    });
   });
   after(async () => {
     await postgres.thaw().catch(() => {});
@@ -123,7 +128,11 @@ describe('overload: more statements than the pool can run', () => {
     // List pages run one statement each (no batching across pages): 12 statements for 2 connections.
     const requests = Array.from({ length: 12 }, (_, index) =>
       app.inject({ method: 'GET', url: `/products?page=${index + 1}&count=1` }).then((response) => {
-        settled.push({ status: response.statusCode, body: response.body, retryAfter: response.headers['retry-after'] as string | undefined });
+        settled.push({
+          status: response.statusCode,
+          body: response.body,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+        });
       }),
     );
     try {
@@ -140,7 +149,10 @@ describe('overload: more statements than the pool can run', () => {
     }
     await Promise.all(requests);
     assert.ok(settled.filter((response) => response.status === 200).length >= 2, 'the admitted ones are served once the lock is gone');
-    assert.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/);
+    assert.match(
+      (await app.inject({ method: 'GET', url: '/metrics' })).body,
+      /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/,
+    );
   });
 });
 

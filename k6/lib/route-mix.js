@@ -40,8 +40,7 @@ export function createVisitPlanner(config, random = Math.random) {
     }
     return VISIT_MIX[VISIT_MIX.length - 1].route;
   };
-  const pickPage = () =>
-    random() < DEEP_PAGE_SHARE ? deepPagesFrom + Math.floor(random() * (pages - deepPagesFrom + 1)) : shallowPage();
+  const pickPage = () => (random() < DEEP_PAGE_SHARE ? deepPagesFrom + Math.floor(random() * (pages - deepPagesFrom + 1)) : shallowPage());
 
   return {
     pages,

@@ -31,7 +31,10 @@ export interface DrawnSeries {
  * series' path vertices and the pixels the browser painted in its colour, and optionally
  * saves a full-page screenshot.
  */
-export async function inspectReport(htmlFile: string, screenshotFile?: string): Promise<{ drawn: DrawnSeries[]; externalRequests: string[] }> {
+export async function inspectReport(
+  htmlFile: string,
+  screenshotFile?: string,
+): Promise<{ drawn: DrawnSeries[]; externalRequests: string[] }> {
   const profile = await mkdtemp(join(tmpdir(), 'catalog-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -71,7 +74,8 @@ export async function inspectReport(htmlFile: string, screenshotFile?: string): 
           const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
           let pixels = 0;
           for (let i = 0; i < data.length; i += 4) {
-            if (Math.abs(data[i]! - r!) < 8 && Math.abs(data[i + 1]! - g!) < 8 && Math.abs(data[i + 2]! - b!) < 8 && data[i + 3]! > 200) pixels += 1;
+            if (Math.abs(data[i]! - r!) < 8 && Math.abs(data[i + 1]! - g!) < 8 && Math.abs(data[i + 2]! - b!) < 8 && data[i + 3]! > 200)
+              pixels += 1;
           }
           results.push({
             chart: figure.id,

@@ -5,10 +5,7 @@ import { lineChart } from './svg-chart.js';
 
 /** The parts of k6's summary JSON the report shows. */
 export interface K6Summary {
-  metrics: Record<
-    string,
-    { type?: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }
-  >;
+  metrics: Record<string, { type?: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }>;
   state?: { testRunDurationMs?: number };
 }
 
@@ -21,8 +18,7 @@ export interface ReportInput {
   timeline: SecondBucket[];
 }
 
-const escape = (text: string) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 const fixed = (value: number | undefined, digits: number, unit = '') =>
   value === undefined || Number.isNaN(value) ? 'n/a' : `${value.toFixed(digits)}${unit}`;
@@ -51,8 +47,7 @@ function thresholdRows(summary: K6Summary | undefined): string {
 }
 
 export function renderReport(input: ReportInput): string {
-  const at = (pick: (b: SecondBucket) => number | null) =>
-    input.timeline.map((b): [number, number | null] => [b.second, pick(b)]);
+  const at = (pick: (b: SecondBucket) => number | null) => input.timeline.map((b): [number, number | null] => [b.second, pick(b)]);
   const charts = [
     lineChart({
       id: 'rps',

@@ -21,8 +21,7 @@ const HEIGHT = 260;
 const PAD = { left: 64, right: 16, top: 32, bottom: 40 };
 const TICKS = 5;
 
-const escape = (text: string) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** A round step for about `TICKS` ticks over [0, max]. */
 function niceStep(max: number): number {

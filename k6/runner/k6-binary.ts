@@ -23,7 +23,10 @@ async function executable(path: string): Promise<boolean> {
 
 export async function findK6(): Promise<string> {
   const candidates = [
-    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'k6')),
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'k6')),
     join(toolsDir(), 'bin', 'k6'),
   ];
   for (const candidate of candidates) {

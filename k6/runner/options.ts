@@ -46,7 +46,10 @@ export function parseRunOptions(argv: string[], defaultResultsDir: string): RunO
   if (!scenario) throw new UsageError('no scenario given');
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (!SCENARIOS.includes(scenario)) throw new UsageError(`unknown scenario "${scenario}"`);
-  for (const [flag, url] of [['--base-url', values['base-url']], ['--prometheus-url', values['prometheus-url']]] as const) {
+  for (const [flag, url] of [
+    ['--base-url', values['base-url']],
+    ['--prometheus-url', values['prometheus-url']],
+  ] as const) {
     if (url !== undefined && !/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`${flag} must be an http(s) URL, got "${url}"`);
   }
   const env: Record<string, string> = {};

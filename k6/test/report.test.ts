@@ -24,7 +24,11 @@ function rawOutput(): string {
     if (second >= 50) lines.push(point('dropped_iterations', START + second * 1000 + 500, 3));
     for (let i = 0; i < requests; i += 1) {
       const at = START + second * 1000 + Math.floor((i * 1000) / requests);
-      lines.push(point('http_reqs', at, 1), point('http_req_duration', at, 2 + second / 4 + (i % 10)), point('http_req_failed', at, i === 0 && second > 40 ? 1 : 0));
+      lines.push(
+        point('http_reqs', at, 1),
+        point('http_req_duration', at, 2 + second / 4 + (i % 10)),
+        point('http_req_failed', at, i === 0 && second > 40 ? 1 : 0),
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -40,7 +44,10 @@ after(() => rm(dir, { recursive: true, force: true }));
 test('the timeline buckets raw samples per second', async () => {
   const timeline = await readTimeline(join(dir, 'raw.json'));
   assert.equal(timeline.length, SECONDS);
-  assert.deepEqual(timeline.slice(0, 2).map((b) => b.requests), [5, 6]);
+  assert.deepEqual(
+    timeline.slice(0, 2).map((b) => b.requests),
+    [5, 6],
+  );
   assert.equal(timeline[59]!.requests, 64);
   assert.equal(timeline[41]!.failed, 1);
   assert.equal(timeline[40]!.failed, 0);
@@ -65,7 +72,14 @@ test('the HTML report draws RPS, p95 and error plots in headless Chromium, offli
   };
   const timeline = await readTimeline(join(dir, 'raw.json'));
   const reportFile = join(dir, 'report.html');
-  const html = renderReport({ scenario: 'mix', baseUrl: 'http://127.0.0.1:4000', startedAt: '2026-01-01T12:00:00Z', exitCode: 0, summary, timeline });
+  const html = renderReport({
+    scenario: 'mix',
+    baseUrl: 'http://127.0.0.1:4000',
+    startedAt: '2026-01-01T12:00:00Z',
+    exitCode: 0,
+    summary,
+    timeline,
+  });
   await writeFile(reportFile, html);
   // Self-contained: nothing to fetch, nothing to run.
   assert.doesNotMatch(html, /(src|href)=|<script|https?:\/\/(?!127\.0\.0\.1)/);

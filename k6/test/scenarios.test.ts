@@ -39,9 +39,15 @@ test('every scenario asks for a request rate (arrival-rate executors) and carrie
 test('the ramp climbs 1 → 10 → 100 → 1,000 requests per second and scales with PEAK_RATE', async () => {
   const ramp = (await inspect('ramp')).scenarios.ramp!;
   assert.equal(ramp.executor, 'ramping-arrival-rate');
-  assert.deepEqual(ramp.stages!.map((stage) => stage.target), [10, 100, 1000, 1000]);
+  assert.deepEqual(
+    ramp.stages!.map((stage) => stage.target),
+    [10, 100, 1000, 1000],
+  );
   const small = (await inspect('ramp', { PEAK_RATE: '200', STAGE_DURATION: '5s' })).scenarios.ramp!;
-  assert.deepEqual(small.stages!.map((stage) => stage.target), [2, 20, 200, 200]);
+  assert.deepEqual(
+    small.stages!.map((stage) => stage.target),
+    [2, 20, 200, 200],
+  );
 });
 
 test('RATE and thresholds come from the environment; a bad value stops k6 with its name', async () => {
@@ -52,11 +58,17 @@ test('RATE and thresholds come from the environment; a bad value stops k6 with i
 });
 
 test('the runner rejects unknown scenarios and malformed options with a clear message', () => {
-  assert.throws(() => parseRunOptions(['nope'], '/tmp'), (error: Error) => error instanceof UsageError && /unknown scenario "nope"/.test(error.message));
+  assert.throws(
+    () => parseRunOptions(['nope'], '/tmp'),
+    (error: Error) => error instanceof UsageError && /unknown scenario "nope"/.test(error.message),
+  );
   assert.throws(() => parseRunOptions([], '/tmp'), /no scenario given/);
   assert.throws(() => parseRunOptions(['smoke', '--base-url', 'localhost'], '/tmp'), /--base-url must be an http\(s\) URL/);
   assert.throws(() => parseRunOptions(['smoke', '--env', 'rate=5'], '/tmp'), /--env wants NAME=VALUE/);
-  const options = parseRunOptions(['mix', '--rate', '20', '--env', 'PRODUCT_COUNT=500', '--prometheus-url', 'http://127.0.0.1:9090/'], '/tmp/r');
+  const options = parseRunOptions(
+    ['mix', '--rate', '20', '--env', 'PRODUCT_COUNT=500', '--prometheus-url', 'http://127.0.0.1:9090/'],
+    '/tmp/r',
+  );
   assert.deepEqual(options.env, { PRODUCT_COUNT: '500', RATE: '20' });
   assert.equal(options.prometheusUrl, 'http://127.0.0.1:9090');
 });

@@ -9,7 +9,12 @@ import { generateCatalog } from '../src/generate/generate-catalog.js';
  */
 export async function cachedCleanExport(products: number, seed: number, log: (message: string) => void): Promise<string> {
   const dir = join(tmpdir(), `catalog-loader-bench-${products}-${seed}`);
-  if (await access(dir).then(() => true, () => false)) {
+  if (
+    await access(dir).then(
+      () => true,
+      () => false,
+    )
+  ) {
     log(`reusing the generated export in ${dir}`);
     return dir;
   }

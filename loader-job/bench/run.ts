@@ -49,7 +49,9 @@ try {
   if (loader.exitCode !== 0) throw new Error(`the loader failed (exit ${loader.exitCode}):\n${loader.output}`);
   const report = JSON.parse(await readFile(reportFile, 'utf8')) as LoadReport;
   if (report.totals.recordsLoaded !== raw.rows || report.totals.recordsRejected !== 0) {
-    throw new Error(`the loader stored ${report.totals.recordsLoaded} rows (rejected ${report.totals.recordsRejected}); raw COPY stored ${raw.rows}`);
+    throw new Error(
+      `the loader stored ${report.totals.recordsLoaded} rows (rejected ${report.totals.recordsRejected}); raw COPY stored ${raw.rows}`,
+    );
   }
 
   const ratio = loader.seconds / rawSeconds;

@@ -49,38 +49,56 @@ program
   .option('--report <file>', 'write the JSON load report here')
   .option('--rejects <file>', 'write rejected records here (NDJSON); default: beside the report, else <data>/rejects.ndjson')
   .option('--database-url <url>', 'Postgres URL (default: $DATABASE_URL)')
-  .option('--max-reject-ratio <ratio>', 'refuse the swap when a file rejects more than this share of its records', ratio, DEFAULT_MAX_REJECT_RATIO)
-  .option('--skip-if-source-unchanged <fingerprint>', 'load nothing when the served catalog was loaded with this source fingerprint (the chart passes one)')
+  .option(
+    '--max-reject-ratio <ratio>',
+    'refuse the swap when a file rejects more than this share of its records',
+    ratio,
+    DEFAULT_MAX_REJECT_RATIO,
+  )
+  .option(
+    '--skip-if-source-unchanged <fingerprint>',
+    'load nothing when the served catalog was loaded with this source fingerprint (the chart passes one)',
+  )
   .option('--allow-shrink', 'swap even when the products shrink >10% (other tables >25%) against the served catalog', false)
-  .action(async (options: { data: string; report?: string; rejects?: string; databaseUrl?: string; maxRejectRatio: number; allowShrink: boolean; skipIfSourceUnchanged?: string }) => {
-    const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
-    if (!databaseUrl) return program.error('no database: pass --database-url or set DATABASE_URL');
-    const interruption = new AbortController();
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        logger.warn({ signal }, 'stopping: ending the load and dropping its build schema');
-        process.exitCode = SIGNAL_EXIT_CODES[signal];
-        interruption.abort(signal);
-        // A second signal does not wait for the cleanup.
-        process.once(signal, () => process.exit(SIGNAL_EXIT_CODES[signal]));
+  .action(
+    async (options: {
+      data: string;
+      report?: string;
+      rejects?: string;
+      databaseUrl?: string;
+      maxRejectRatio: number;
+      allowShrink: boolean;
+      skipIfSourceUnchanged?: string;
+    }) => {
+      const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL;
+      if (!databaseUrl) return program.error('no database: pass --database-url or set DATABASE_URL');
+      const interruption = new AbortController();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        process.once(signal, () => {
+          logger.warn({ signal }, 'stopping: ending the load and dropping its build schema');
+          process.exitCode = SIGNAL_EXIT_CODES[signal];
+          interruption.abort(signal);
+          // A second signal does not wait for the cleanup.
+          process.once(signal, () => process.exit(SIGNAL_EXIT_CODES[signal]));
+        });
+      }
+      const report = await loadCatalog({
+        databaseUrl,
+        dataDir: options.data,
+        reportFile: options.report,
+        rejectsFile: options.rejects,
+        maxRejectRatio: options.maxRejectRatio,
+        allowShrink: options.allowShrink,
+        skipIfSourceUnchanged: options.skipIfSourceUnchanged,
+        logger,
+        progressBars: process.stdout.isTTY === true,
+        signal: interruption.signal,
       });
-    }
-    const report = await loadCatalog({
-      databaseUrl,
-      dataDir: options.data,
-      reportFile: options.report,
-      rejectsFile: options.rejects,
-      maxRejectRatio: options.maxRejectRatio,
-      allowShrink: options.allowShrink,
-      skipIfSourceUnchanged: options.skipIfSourceUnchanged,
-      logger,
-      progressBars: process.stdout.isTTY === true,
-      signal: interruption.signal,
-    });
-    if (report.totals.recordsRejected > 0) {
-      logger.warn({ rejected: report.totals.recordsRejected, rejectsFile: report.rejectsFile }, 'some records were quarantined');
-    }
-  });
+      if (report.totals.recordsRejected > 0) {
+        logger.warn({ rejected: report.totals.recordsRejected, rejectsFile: report.rejectsFile }, 'some records were quarantined');
+      }
+    },
+  );
 
 try {
   await program.parseAsync();

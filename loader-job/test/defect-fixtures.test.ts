@@ -128,7 +128,13 @@ describe('every defect class of the export, one hand-made line each', () => {
     for (const [file, text] of Object.entries(FIXTURE)) await writeFile(join(dataDir, file), text);
     const databaseUrl = await createTestDatabase('loader_defects');
     // A fixture of nothing but defects: far over the default reject ratio, which is tested elsewhere.
-    report = await loadCatalog({ databaseUrl, dataDir, reportFile: join(dataDir, 'report.json'), maxRejectRatio: 1, logger: pino({ level: 'silent' }) });
+    report = await loadCatalog({
+      databaseUrl,
+      dataDir,
+      reportFile: join(dataDir, 'report.json'),
+      maxRejectRatio: 1,
+      logger: pino({ level: 'silent' }),
+    });
     rejects = (await readFile(report.rejectsFile, 'utf8'))
       .trim()
       .split('\n')
@@ -212,7 +218,9 @@ describe('every defect class of the export, one hand-made line each', () => {
 
   it('reconciles every physical line of every file', () => {
     for (const file of report.files) {
-      const physicalLines = FIXTURE[file.file]!.toString().split('\n').filter((line, index, all) => index < all.length - 1 || line !== '').length;
+      const physicalLines = FIXTURE[file.file]!.toString()
+        .split('\n')
+        .filter((line, index, all) => index < all.length - 1 || line !== '').length;
       assert.equal(file.lines.read, physicalLines, file.file);
       assert.equal(file.lines.read, file.lines.header + file.lines.loaded + file.lines.rejected, file.file);
       assert.equal(file.records.read, file.records.loaded + file.records.rejected, file.file);

@@ -30,12 +30,19 @@ test('a load killed mid-COPY leaves the old catalog served, and a rerun converge
   assert.equal(loader.signalCode, 'SIGKILL');
 
   assert.deepEqual(await catalogFingerprint(databaseUrl), oldCatalog, 'the old catalog is still served, unchanged');
-  assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the killed build is left behind');
+  assert.ok(
+    (await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')),
+    'the killed build is left behind',
+  );
 
   const leftBehind = (await loaderSchemas(databaseUrl)).filter((name) => name.startsWith('catalog_load_'));
   const rerun = await loadCatalog({ databaseUrl, dataDir: newExport, logger: silent });
   assert.deepEqual(await loaderSchemas(databaseUrl), ['catalog'], 'the rerun cleaned up the half-built schema');
-  assert.deepEqual(rerun.leftoversDropped.map((leftover) => leftover.schema), leftBehind, 'the rerun reports what it dropped');
+  assert.deepEqual(
+    rerun.leftoversDropped.map((leftover) => leftover.schema),
+    leftBehind,
+    'the rerun reports what it dropped',
+  );
   assert.ok(rerun.leftoversDropped[0]!.bytes > 0, 'with its size');
   const referenceUrl = await createTestDatabase('loader_kill_reference');
   await loadCatalog({ databaseUrl: referenceUrl, dataDir: newExport, logger: silent });
@@ -58,7 +65,10 @@ test('a load stopped by SIGTERM mid-COPY drops its own build schema and exits 14
 
   const loader = startLoaderCli(['load', '--data', newExport, '--rejects', join(dir, 'rejects.ndjson')], { DATABASE_URL: databaseUrl });
   await loader.waitForOutput((line) => line.includes('"msg":"loading file"') && line.includes('photos.csv'));
-  assert.ok((await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')), 'the build is under way');
+  assert.ok(
+    (await loaderSchemas(databaseUrl)).some((name) => name.startsWith('catalog_load_')),
+    'the build is under way',
+  );
   loader.signal('SIGTERM');
   const code = await loader.exited;
   const output = loader.output;

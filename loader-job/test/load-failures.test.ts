@@ -28,7 +28,11 @@ test('a load that cannot finish fails clearly and leaves the served catalog and 
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['unknown header', { 'skus.csv': 'id,styleId,size,colour\n1,1,XS,red\n' }, /skus\.csv: header has no column for "quantity"/],
     ['empty file', { 'related.csv': '' }, /related\.csv is empty: expected the header id,current_product_id,related_product_id/],
-    ['no valid product', { 'product.csv': 'id,name,slogan,description,category,default_price\n0,x,x,x,x,1\n' }, /refusing to replace the catalog with an empty one/],
+    [
+      'no valid product',
+      { 'product.csv': 'id,name,slogan,description,category,default_price\n0,x,x,x,x,1\n' },
+      /refusing to replace the catalog with an empty one/,
+    ],
   ];
   for (const [name, files, message] of cases) {
     await t.test(name, async () => {

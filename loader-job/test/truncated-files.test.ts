@@ -16,7 +16,12 @@ const silent = pino({ level: 'silent' });
 
 async function readRejects(file: string): Promise<RejectedRecord[]> {
   const text = await readFile(file, 'utf8');
-  return text.trim() === '' ? [] : text.trim().split('\n').map((line) => JSON.parse(line) as RejectedRecord);
+  return text.trim() === ''
+    ? []
+    : text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as RejectedRecord);
 }
 
 /** Cuts a file to half its bytes, as an interrupted copy leaves it (mid-line). */
@@ -72,7 +77,10 @@ describe('a truncated export is never swapped into service', () => {
     assert.deepEqual(await catalogFingerprint(databaseUrl), served);
     assert.deepEqual(await loaderSchemas(databaseUrl), ['catalog']);
     const report = JSON.parse(await readFile(reportFile, 'utf8')) as LoadReport;
-    assert.deepEqual(report.refusedBy!.map((refusal) => `${refusal.guard} ${refusal.table}`), ['shrink skus']);
+    assert.deepEqual(
+      report.refusedBy!.map((refusal) => `${refusal.guard} ${refusal.table}`),
+      ['shrink skus'],
+    );
     const skus = report.files.find((file) => file.file === 'skus.csv')!;
     assert.equal(skus.records.rejected, 1, 'the cut line is the one rejected record');
     assert.equal(skus.rejectedByReason.truncated, 1);
@@ -84,7 +92,9 @@ describe('a truncated export is never swapped into service', () => {
 
   it('--max-reject-ratio and --allow-shrink override the guards', async () => {
     const { databaseUrl, cutExport, served } = await servedCatalogAndCutCopy('override', 'product.csv');
-    const result = await runLoaderCli(['load', '--data', cutExport, '--max-reject-ratio', '1', '--allow-shrink'], { DATABASE_URL: databaseUrl });
+    const result = await runLoaderCli(['load', '--data', cutExport, '--max-reject-ratio', '1', '--allow-shrink'], {
+      DATABASE_URL: databaseUrl,
+    });
     assert.equal(result.code, 0, result.output);
     assert.notDeepEqual(await catalogFingerprint(databaseUrl), served);
   });
@@ -136,6 +146,9 @@ describe('a truncated export is never swapped into service', () => {
     const rejectsFile = join(dir, 'open-quote.rejects.ndjson');
     await loadCatalog({ databaseUrl, dataDir, rejectsFile, logger: silent });
     const rejects = (await readRejects(rejectsFile)).filter((reject) => reject.file === 'features.csv');
-    assert.deepEqual(rejects.map(({ line, reason }) => ({ line, reason })), [{ line: lineCount, reason: 'truncated' }]);
+    assert.deepEqual(
+      rejects.map(({ line, reason }) => ({ line, reason })),
+      [{ line: lineCount, reason: 'truncated' }],
+    );
   });
 });

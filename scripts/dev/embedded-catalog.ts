@@ -74,7 +74,9 @@ export async function startEmbeddedCatalog(dataDir: string, logger: Logger): Pro
     await server.start();
     if (firstRun) await server.createDatabase(DATABASE);
   } catch (error) {
-    throw new Error(`embedded Postgres in ${postgresDir} failed to start: ${String(error)}\n${serverLog.slice(-30).join('')}`, { cause: error });
+    throw new Error(`embedded Postgres in ${postgresDir} failed to start: ${String(error)}\n${serverLog.slice(-30).join('')}`, {
+      cause: error,
+    });
   }
 
   const databaseUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;

@@ -35,7 +35,9 @@ const gateway = spawn(process.execPath, [GATEWAY_BIN, ...process.argv.slice(2)],
 createInterface({ input: gateway.stdout! }).on('line', (line) => {
   const ready = readyLine(line);
   if (ready) {
-    process.stdout.write(`\ncatalog-gateway serving\n  GraphQL  ${ready.graphql}\n  REST     ${ready.rest}\n  Docs     ${ready.docs}\n  Metrics  ${ready.metrics}\n\n`);
+    process.stdout.write(
+      `\ncatalog-gateway serving\n  GraphQL  ${ready.graphql}\n  REST     ${ready.rest}\n  Docs     ${ready.docs}\n  Metrics  ${ready.metrics}\n\n`,
+    );
   }
   process.stdout.write(`${line}\n`);
 });

@@ -39,31 +39,62 @@ export async function createClusterCertificates(dir: string): Promise<ClusterCer
   const newEcKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
   const ca = { cert: file('ca.crt'), key: file('ca.key') };
-  await runOk(openssl, ['req', '-x509', ...newEcKey, '-keyout', ca.key, '-out', ca.cert, '-days', '2',
-    '-subj', '/CN=catalog-gateway-test-ca']);
+  await runOk(openssl, [
+    'req',
+    '-x509',
+    ...newEcKey,
+    '-keyout',
+    ca.key,
+    '-out',
+    ca.cert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=catalog-gateway-test-ca',
+  ]);
 
   const issue = async (name: string, subject: string, extensions: string): Promise<KeyPair> => {
     const pair = { cert: file(`${name}.crt`), key: file(`${name}.key`) };
     writeFileSync(file(`${name}.ext`), extensions);
     await runOk(openssl, ['req', '-new', ...newEcKey, '-keyout', pair.key, '-out', file(`${name}.csr`), '-subj', subject]);
-    await runOk(openssl, ['x509', '-req', '-in', file(`${name}.csr`), '-CA', ca.cert, '-CAkey', ca.key,
-      '-CAcreateserial', '-out', pair.cert, '-days', '2', '-extfile', file(`${name}.ext`)]);
+    await runOk(openssl, [
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      ca.cert,
+      '-CAkey',
+      ca.key,
+      '-CAcreateserial',
+      '-out',
+      pair.cert,
+      '-days',
+      '2',
+      '-extfile',
+      file(`${name}.ext`),
+    ]);
     return pair;
   };
 
-  const apiserver = await issue('apiserver', '/CN=kube-apiserver', [
-    'keyUsage = critical, digitalSignature, keyEncipherment',
-    'extendedKeyUsage = serverAuth',
-    'subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, ' +
-      `DNS:kubernetes.default.svc, IP:${KUBERNETES_SERVICE_IP}`,
-  ].join('\n'));
+  const apiserver = await issue(
+    'apiserver',
+    '/CN=kube-apiserver',
+    [
+      'keyUsage = critical, digitalSignature, keyEncipherment',
+      'extendedKeyUsage = serverAuth',
+      'subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, ' +
+        `DNS:kubernetes.default.svc, IP:${KUBERNETES_SERVICE_IP}`,
+    ].join('\n'),
+  );
 
   const clients = {} as Record<ClientName, KeyPair>;
   for (const [name, subject] of Object.entries(CLIENT_SUBJECTS) as [ClientName, string][]) {
-    clients[name] = await issue(name, subject, [
-      'keyUsage = critical, digitalSignature, keyEncipherment',
-      'extendedKeyUsage = clientAuth',
-    ].join('\n'));
+    clients[name] = await issue(
+      name,
+      subject,
+      ['keyUsage = critical, digitalSignature, keyEncipherment', 'extendedKeyUsage = clientAuth'].join('\n'),
+    );
   }
 
   const serviceAccountKey = file('service-account.key');

@@ -78,9 +78,7 @@ export class Helm {
 
   /** `helm template` of the chart with the given values, as YAML text. */
   template(values: object, extraArgs: string[] = []): Promise<string> {
-    return this.ok([
-      'template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', this.valuesFile(values), ...extraArgs,
-    ]);
+    return this.ok(['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', this.valuesFile(values), ...extraArgs]);
   }
 
   cleanup(): void {

@@ -57,23 +57,33 @@ export class TestCluster {
     const apiUrl = `https://127.0.0.1:${apiPort}`;
 
     this.launch('etcd', requireTool('etcd'), [
-      '--name=test', `--data-dir=${join(this.dir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+      '--name=test',
+      `--data-dir=${join(this.dir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
       `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
       `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
       `--initial-cluster=test=http://127.0.0.1:${etcdPeerPort}`,
       // Throwaway data: no fsync keeps a 2-core machine responsive.
-      '--unsafe-no-fsync', '--log-level=warn',
+      '--unsafe-no-fsync',
+      '--log-level=warn',
     ]);
-    await waitFor('etcd health', async () => {
-      const response = await fetch(`${etcdUrl}/health`);
-      return (await response.json()).health === 'true' ? true : undefined;
-    }, 30_000);
+    await waitFor(
+      'etcd health',
+      async () => {
+        const response = await fetch(`${etcdUrl}/health`);
+        return (await response.json()).health === 'true' ? true : undefined;
+      },
+      30_000,
+    );
 
     this.launch('kube-apiserver', requireTool('kube-apiserver'), [
       `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
-      `--tls-cert-file=${certs.apiserver.cert}`, `--tls-private-key-file=${certs.apiserver.key}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--tls-cert-file=${certs.apiserver.cert}`,
+      `--tls-private-key-file=${certs.apiserver.key}`,
       `--client-ca-file=${certs.ca.cert}`,
       '--service-account-issuer=https://kubernetes.default.svc',
       `--service-account-key-file=${certs.serviceAccountPublicKey}`,
@@ -87,22 +97,31 @@ export class TestCluster {
     for (const client of ['admin', 'controller-manager', 'scheduler', 'kwok'] as const) {
       this.writeKubeconfig(client, apiUrl, certs);
     }
-    await waitFor('kube-apiserver /readyz', async () => {
-      const result = await this.kubectlResult(['get', '--raw=/readyz']);
-      return result.code === 0 ? true : undefined;
-    }, 60_000, 500);
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => {
+        const result = await this.kubectlResult(['get', '--raw=/readyz']);
+        return result.code === 0 ? true : undefined;
+      },
+      60_000,
+      500,
+    );
 
     this.launch('kube-controller-manager', requireTool('kube-controller-manager'), [
       `--kubeconfig=${this.kubeconfigPath('controller-manager')}`,
-      '--bind-address=127.0.0.1', `--secure-port=${controllerManagerPort}`,
-      '--leader-elect=false', "--controllers=*",
+      '--bind-address=127.0.0.1',
+      `--secure-port=${controllerManagerPort}`,
+      '--leader-elect=false',
+      '--controllers=*',
       `--service-account-private-key-file=${certs.serviceAccountKey}`,
       `--root-ca-file=${certs.ca.cert}`,
       '--use-service-account-credentials=true',
     ]);
     this.launch('kube-scheduler', requireTool('kube-scheduler'), [
       `--kubeconfig=${this.kubeconfigPath('scheduler')}`,
-      '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`, '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--secure-port=${schedulerPort}`,
+      '--leader-elect=false',
     ]);
     this.launch('kwok', requireTool('kwok'), [
       `--kubeconfig=${this.kubeconfigPath('kwok')}`,
@@ -163,10 +182,12 @@ export class TestCluster {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [{ name: 'test', cluster: { server, 'certificate-authority': certs.ca.cert } }],
-      users: [{
-        name: client,
-        user: { 'client-certificate': certs.clients[client].cert, 'client-key': certs.clients[client].key },
-      }],
+      users: [
+        {
+          name: client,
+          user: { 'client-certificate': certs.clients[client].cert, 'client-key': certs.clients[client].key },
+        },
+      ],
       contexts: [{ name: 'test', context: { cluster: 'test', user: client } }],
       'current-context': 'test',
     };
@@ -187,11 +208,15 @@ export class TestCluster {
    * "no matches for kind".
    */
   async waitForDiscovery(resources: string[]): Promise<void> {
-    await waitFor(`API discovery of ${resources.join(', ')}`, async () => {
-      const result = await this.kubectlResult(['api-resources', '-o', 'name']);
-      const served = new Set(result.stdout.split('\n'));
-      return result.code === 0 && resources.every((resource) => served.has(resource)) ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      `API discovery of ${resources.join(', ')}`,
+      async () => {
+        const result = await this.kubectlResult(['api-resources', '-o', 'name']);
+        const served = new Set(result.stdout.split('\n'));
+        return result.code === 0 && resources.every((resource) => served.has(resource)) ? true : undefined;
+      },
+      60_000,
+    );
   }
 
   /** `kubectl get … -o json`, parsed. */

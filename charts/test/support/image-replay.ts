@@ -41,12 +41,18 @@ export async function replayRuntimeStage(dockerfile: string): Promise<ReplayedIm
         image.dir = hostPath('.');
         break;
       case 'ENV':
-        for (const property of parsed.getENVs().find((env) => env.getRange().start.line === instruction.getRange().start.line)!.getProperties()) {
+        for (const property of parsed
+          .getENVs()
+          .find((env) => env.getRange().start.line === instruction.getRange().start.line)!
+          .getProperties()) {
           image.env[property.getName()] = property.getValue() ?? '';
         }
         break;
       case 'COPY': {
-        const from = parsed.getCOPYs().find((copy) => copy.getRange().start.line === instruction.getRange().start.line)!.getFromFlag();
+        const from = parsed
+          .getCOPYs()
+          .find((copy) => copy.getRange().start.line === instruction.getRange().start.line)!
+          .getFromFlag();
         const destination = args[args.length - 1]!;
         for (const source of args.slice(0, -1)) {
           // The build stage's WORKDIR is /app: its outputs are the repo's own.

@@ -48,11 +48,30 @@ export class LocalImage {
    */
   commandLine(argv: string[], env: Record<string, string> = {}, user = this.config.User || '0:0'): [string, string[]] {
     const environment = [...this.config.Env, ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
-    const enter = 'root=$1 user=$2; shift 2; mount --rbind /dev "$root/dev" && mount -t proc proc "$root/proc" && exec chroot --userspec="$user" "$root" "$@"';
-    return ['unshare', [
-      '--mount', '--fork', '--', 'sh', '-c', enter, 'sh', this.root, user, '/usr/bin/env', '-i', ...environment,
-      '/bin/sh', '-c', 'cd "$0" && exec "$@"', this.config.WorkingDir || '/', ...argv,
-    ]];
+    const enter =
+      'root=$1 user=$2; shift 2; mount --rbind /dev "$root/dev" && mount -t proc proc "$root/proc" && exec chroot --userspec="$user" "$root" "$@"';
+    return [
+      'unshare',
+      [
+        '--mount',
+        '--fork',
+        '--',
+        'sh',
+        '-c',
+        enter,
+        'sh',
+        this.root,
+        user,
+        '/usr/bin/env',
+        '-i',
+        ...environment,
+        '/bin/sh',
+        '-c',
+        'cd "$0" && exec "$@"',
+        this.config.WorkingDir || '/',
+        ...argv,
+      ],
+    ];
   }
 
   /** Runs argv inside the image to completion (see commandLine). */

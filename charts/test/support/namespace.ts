@@ -13,7 +13,9 @@ interface KubectlRunner {
  */
 export async function createNamespace(cluster: KubectlRunner, name: string): Promise<void> {
   await cluster.kubectl(['create', 'namespace', name]);
-  await waitFor(`the default ServiceAccount of ${name}`, async () =>
-    (await cluster.kubectlResult(['get', 'serviceaccount', 'default', '-n', name])).code === 0 ? true : undefined,
-  30_000);
+  await waitFor(
+    `the default ServiceAccount of ${name}`,
+    async () => ((await cluster.kubectlResult(['get', 'serviceaccount', 'default', '-n', name])).code === 0 ? true : undefined),
+    30_000,
+  );
 }

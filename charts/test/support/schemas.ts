@@ -10,7 +10,10 @@ export const SCHEMA_KUBERNETES_VERSION = '1.35.0';
 async function bundledSchemaDir(): Promise<string> {
   const wrapper = requireTool('kubernetes-validate');
   // The wrapper is a venv console script: its shebang names the venv's python.
-  const python = readFileSync(wrapper, 'utf8').split('\n')[0]!.replace(/^#!\s*/, '').trim();
+  const python = readFileSync(wrapper, 'utf8')
+    .split('\n')[0]!
+    .replace(/^#!\s*/, '')
+    .trim();
   const packageDir = (
     await runOk(python, ['-c', 'import kubernetes_validate, os; print(os.path.dirname(kubernetes_validate.__file__))'])
   ).trim();
@@ -38,8 +41,7 @@ export async function prepareOfflineSchemas(outDir: string): Promise<string> {
 export async function kubeconform(manifests: string, schemaLocation: string): Promise<string> {
   return runOk(
     requireTool('kubeconform'),
-    ['-strict', '-summary', '-output', 'text', '-kubernetes-version', SCHEMA_KUBERNETES_VERSION,
-      '-schema-location', schemaLocation, '-'],
+    ['-strict', '-summary', '-output', 'text', '-kubernetes-version', SCHEMA_KUBERNETES_VERSION, '-schema-location', schemaLocation, '-'],
     { input: manifests },
   );
 }

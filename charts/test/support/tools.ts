@@ -43,7 +43,14 @@ function isExecutable(path: string): boolean {
  * without Kubernetes discovery, which promtool then refuses in the chart's config.
  */
 const PINNED_ONLY = new Set([
-  'promtool', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl', 'kubelet', 'kube-proxy',
+  'promtool',
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+  'kubelet',
+  'kube-proxy',
 ]);
 
 function findExecutable(name: string): string | undefined {

@@ -9,7 +9,9 @@ export const processRow: DashboardRow = {
       title: 'CPU per instance',
       description: 'CPU cores used by each gateway process (user + system).',
       unit: 'short',
-      queries: [{ expr: `sum by (instance) (rate(process_cpu_seconds_total{${GATEWAY_IN_NAMESPACE}}[${RATE_WINDOW}]))`, legend: '{{instance}}' }],
+      queries: [
+        { expr: `sum by (instance) (rate(process_cpu_seconds_total{${GATEWAY_IN_NAMESPACE}}[${RATE_WINDOW}]))`, legend: '{{instance}}' },
+      ],
     }),
     timeseriesPanel({
       title: 'Memory per instance',

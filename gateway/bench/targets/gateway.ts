@@ -20,7 +20,15 @@ export interface GatewaySettings {
 }
 
 /** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
-export async function startGateway({ databaseUrl, redisUrl, logLevel, logDir, cpuProfileDir, name = 'gateway', env = {} }: GatewaySettings): Promise<ServerProcess> {
+export async function startGateway({
+  databaseUrl,
+  redisUrl,
+  logLevel,
+  logDir,
+  cpuProfileDir,
+  name = 'gateway',
+  env = {},
+}: GatewaySettings): Promise<ServerProcess> {
   const port = await freePort();
   return startServerProcess({
     name,

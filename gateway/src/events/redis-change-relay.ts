@@ -91,7 +91,10 @@ export class RedisChangeRelay {
     clearInterval(this.generationTimer);
     clearTimeout(this.retryTimer);
     if (this.undelivered.size > 0) {
-      this.options.logger.error({ tags: [...this.undelivered] }, 'shutting down with invalidations Redis never took: other replicas keep these until their TTL');
+      this.options.logger.error(
+        { tags: [...this.undelivered] },
+        'shutting down with invalidations Redis never took: other replicas keep these until their TTL',
+      );
     }
   }
 
@@ -130,7 +133,10 @@ export class RedisChangeRelay {
     // A gap means an invalidation this replica never heard of: its tags are unknown, drop everything.
     const gap = this.generationSynced && generation > this.generation + 1;
     if (gap) {
-      this.options.logger.warn({ heard: generation, expected: this.generation + 1 }, 'missed an invalidation: clearing the in-process cache');
+      this.options.logger.warn(
+        { heard: generation, expected: this.generation + 1 },
+        'missed an invalidation: clearing the in-process cache',
+      );
       this.missed();
     } else {
       void this.options.events.emit('changed', { ...changeOfTags(tags), remote: true });

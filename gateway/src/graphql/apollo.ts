@@ -17,7 +17,10 @@ export interface ApolloParts {
 }
 
 /** Apollo Server over the gateway's schema, documents, executor and plugins, started. */
-export async function createApollo(services: Services, { schema, documents, validationRules }: ApolloParts): Promise<ApolloServer<GraphQLContext>> {
+export async function createApollo(
+  services: Services,
+  { schema, documents, validationRules }: ApolloParts,
+): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
     gateway: jitExecutor(schema),
     documentStore: documents.apolloStore,

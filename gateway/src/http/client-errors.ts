@@ -12,7 +12,9 @@ function describe(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): [numbe
       const packet = error.rawPacket ?? Buffer.alloc(0);
       const lineEnd = packet.indexOf('\r\n');
       const requestLine = lineEnd === -1 ? packet.length : lineEnd;
-      return requestLine > LONG_REQUEST_LINE ? [414, 'the URL is too long (8 KiB at most)'] : [431, 'request headers are too large (16 KiB at most)'];
+      return requestLine > LONG_REQUEST_LINE
+        ? [414, 'the URL is too long (8 KiB at most)']
+        : [431, 'request headers are too large (16 KiB at most)'];
     }
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':

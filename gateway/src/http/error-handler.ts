@@ -17,12 +17,13 @@ export function installErrorHandler(app: FastifyInstance, failures: FailureLog):
     const status = error instanceof ClientFacingError ? error.statusCode : (error.statusCode ?? 500);
     if (status >= 500) failures.failed(status, error, { reqId: request.id, method: request.method, url: request.url });
     const message = status >= 500 && !(error instanceof ClientFacingError) ? 'internal server error' : error.message;
-    return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify({ error: message }));
+    return reply
+      .code(status)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ error: message }));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }));
 }
 
 /** Validation messages that name the field: `invalid querystring: count must be <= 100`. */
@@ -30,7 +31,8 @@ export function formatValidationError(errors: FastifySchemaValidationError[], da
   const [first] = errors;
   if (!first) return new Error(`invalid ${dataVar}`);
   const field = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : dataVar;
-  const unknown = first.keyword === 'additionalProperties' ? (first.params as { additionalProperty?: string }).additionalProperty : undefined;
+  const unknown =
+    first.keyword === 'additionalProperties' ? (first.params as { additionalProperty?: string }).additionalProperty : undefined;
   const problem = unknown ? `has unknown field "${unknown}"` : (validationMessage(errors as ErrorObject[])?.message ?? 'is invalid');
   return new Error(`invalid ${dataVar}: ${field} ${problem}`);
 }

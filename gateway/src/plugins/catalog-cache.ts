@@ -37,7 +37,10 @@ export class CacheHits {
   /** Writes the cached answer: its bytes, as JSON, with the headers every response carries. */
   serve(response: ServerResponse, entry: MemoryEntry, requestId: string): void {
     const bytes = entry.bytes;
-    response.writeHead(200, addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle));
+    response.writeHead(
+      200,
+      addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle),
+    );
     response.end(bytes);
   }
 
@@ -49,7 +52,10 @@ export class CacheHits {
   account(entry: MemoryEntry, reqId: string, url: string, milliseconds: number): void {
     this.metrics.hotHits.record(this.labelsFor(entry.route), milliseconds / 1_000);
     if (this.logger.isLevelEnabled('debug')) {
-      this.logger.debug({ reqId, method: 'GET', url, statusCode: 200, responseTimeMs: milliseconds }, 'request completed from the in-process cache');
+      this.logger.debug(
+        { reqId, method: 'GET', url, statusCode: 200, responseTimeMs: milliseconds },
+        'request completed from the in-process cache',
+      );
     }
   }
 

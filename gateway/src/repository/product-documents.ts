@@ -62,7 +62,9 @@ const RELATED_IDS = `COALESCE((
   SELECT json_agg(r.related_product_id ORDER BY r.id)
     FROM ${SERVING_SCHEMA}.related r WHERE r.product_id = p.id), '[]') AS related_ids`;
 
-const productColumns = PRODUCT_COLUMNS.split(', ').map((column) => `p.${column}`).join(', ');
+const productColumns = PRODUCT_COLUMNS.split(', ')
+  .map((column) => `p.${column}`)
+  .join(', ');
 
 /** Products with some or all of their relations, one statement per batch of product ids. */
 export class ProductDocumentRepository {

@@ -36,10 +36,11 @@ export class ProductRepository {
 
   /** Keyset page in id order: rows after `afterId`, skipping `skip` (kept small by the caller). */
   listAfter(afterId: number, skip: number, limit: number): Promise<ProductRow[]> {
-    return this.db.query(
-      `SELECT ${PRODUCT_COLUMNS} FROM ${SERVING_SCHEMA}.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
-      [afterId, skip, limit],
-    );
+    return this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM ${SERVING_SCHEMA}.products WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`, [
+      afterId,
+      skip,
+      limit,
+    ]);
   }
 
   /** The id at every `spacing`-th position in id order (positions spacing, 2·spacing, …). */

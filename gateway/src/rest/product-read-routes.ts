@@ -73,8 +73,11 @@ export function productReadRoutes(services: Services) {
     productRoute('/products/:product_id/styles', "A product's styles with photos and skus", stylesSchema, async (loaders, id) =>
       atelierStyles(id, found(await loaders.styleTrees.load(id), id).styles),
     );
-    productRoute('/products/:product_id/related', 'Ids of related products', relatedSchema, async (loaders, id) =>
-      found(await loaders.relatedIds.load(id), id).related_ids,
+    productRoute(
+      '/products/:product_id/related',
+      'Ids of related products',
+      relatedSchema,
+      async (loaders, id) => found(await loaders.relatedIds.load(id), id).related_ids,
     );
   };
 }

@@ -18,10 +18,16 @@ interface DefectContext {
 const line = (fields: readonly string[]) => fields.join(',');
 const withField = (fields: readonly string[], index: number, value: string) =>
   line(fields.map((field, at) => (at === index ? value : field)));
-const padded = (index: number): Defect => (fields) => [withField(fields, index, `  ${fields[index]} `)];
-const replaced = (index: number, value: string): Defect => (fields) => [withField(fields, index, value)];
+const padded =
+  (index: number): Defect =>
+  (fields) => [withField(fields, index, `  ${fields[index]} `)];
+const replaced =
+  (index: number, value: string): Defect =>
+  (fields) => [withField(fields, index, value)];
 const duplicateId: Defect = (fields) => [line(fields), line(fields)];
-const orphanProduct = (index: number): Defect => (fields, { missingProductId }) => [withField(fields, index, String(missingProductId))];
+const orphanProduct =
+  (index: number): Defect =>
+  (fields, { missingProductId }) => [withField(fields, index, String(missingProductId))];
 const orphanStyle: Defect = (fields) => [withField(fields, 1, String(MISSING_STYLE_ID))];
 
 /**

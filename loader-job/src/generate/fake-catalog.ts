@@ -6,7 +6,18 @@ import type { SeededRandom } from './random.js';
  */
 
 const ADJECTIVES = ['Camo', 'Bright', 'Heir', 'Pumped', 'Morning', 'Slacker', 'Alberto', 'YEasy', 'Manuel', 'Kicks'];
-const NOUNS = ['Onesie', 'Future Sunglasses', 'Force Sunglasses', 'Up Tank', 'Joggers', 'Slacks', 'Romper', 'Sweatpants', 'Jacket', 'Shoes'];
+const NOUNS = [
+  'Onesie',
+  'Future Sunglasses',
+  'Force Sunglasses',
+  'Up Tank',
+  'Joggers',
+  'Slacks',
+  'Romper',
+  'Sweatpants',
+  'Jacket',
+  'Shoes',
+];
 const CATEGORIES = ['Jackets', 'Accessories', 'Pants', 'Kicks', 'Dress Shoes', 'Shirts', 'Shorts', 'Hats'];
 const SLOGANS = ['Blend in to your crowd', "You've got to wear shades", 'Stay cool, stay "fresh"', 'Comfort, style, and speed'];
 const SENTENCES = [
@@ -14,7 +25,7 @@ const SENTENCES = [
   'This high energy camo will have you blending in to even the wildest surroundings.',
   'Where you\'re going you might not need roads, but you definitely need "shades".',
   'Made from the finest cotton, wool, and recycled nylon.',
-  'I\'m just kidding, these are simply the best.',
+  "I'm just kidding, these are simply the best.",
 ];
 const FEATURES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['Fabric', ['Canvas', '100% Cotton', 'Double Stitch', 'Black Leather']],

@@ -55,11 +55,13 @@ export class ConstraintBuilder {
     const ready = this.pending.filter((statement) => [...statement.tables].every((name) => this.loaded.has(name)));
     this.pending = this.pending.filter((statement) => !ready.includes(statement));
     for (const { sql } of ready) {
-      this.queue = this.queue.then(async () => {
-        if (this.failure === undefined) await this.client.query(sql);
-      }).catch((error: unknown) => {
-        this.failure ??= error;
-      });
+      this.queue = this.queue
+        .then(async () => {
+          if (this.failure === undefined) await this.client.query(sql);
+        })
+        .catch((error: unknown) => {
+          this.failure ??= error;
+        });
     }
   }
 

@@ -151,7 +151,17 @@ interface ReportFacts {
   indexedAt?: number;
 }
 
-function loadReport({ outcome, refusedBy, leftoversDropped, files, rejectsFile, startedAt, dataDir, copiedAt, indexedAt }: ReportFacts): LoadReport {
+function loadReport({
+  outcome,
+  refusedBy,
+  leftoversDropped,
+  files,
+  rejectsFile,
+  startedAt,
+  dataDir,
+  copiedAt,
+  indexedAt,
+}: ReportFacts): LoadReport {
   const finishedAt = new Date();
   return {
     outcome,

@@ -26,8 +26,24 @@ export interface GuardOptions {
 
 /** Why the swap was refused: one entry per file or table that tripped a guard. */
 export type GuardTrip =
-  | { readonly guard: 'max-reject-ratio'; readonly file: string; readonly table: TableName; readonly rejected: number; readonly read: number; readonly ratio: number; readonly limit: number }
-  | { readonly guard: 'shrink'; readonly file: string; readonly table: TableName; readonly loaded: number; readonly served: number; readonly ratio: number; readonly limit: number };
+  | {
+      readonly guard: 'max-reject-ratio';
+      readonly file: string;
+      readonly table: TableName;
+      readonly rejected: number;
+      readonly read: number;
+      readonly ratio: number;
+      readonly limit: number;
+    }
+  | {
+      readonly guard: 'shrink';
+      readonly file: string;
+      readonly table: TableName;
+      readonly loaded: number;
+      readonly served: number;
+      readonly ratio: number;
+      readonly limit: number;
+    };
 
 /** Thrown when the new catalog is implausible; the served catalog stays as it is. */
 export class LoadRefusedError extends Error {
@@ -50,7 +66,17 @@ export function rejectRatioTrips(files: readonly FileLoadReport[], limit = DEFAU
   return files.flatMap((file) => {
     const ratio = file.records.read === 0 ? 0 : file.records.rejected / file.records.read;
     return ratio > limit
-      ? [{ guard: 'max-reject-ratio', file: file.file, table: file.table, rejected: file.records.rejected, read: file.records.read, ratio, limit } as const]
+      ? [
+          {
+            guard: 'max-reject-ratio',
+            file: file.file,
+            table: file.table,
+            rejected: file.records.rejected,
+            read: file.records.read,
+            ratio,
+            limit,
+          } as const,
+        ]
       : [];
   });
 }
@@ -67,7 +93,9 @@ export async function shrinkTrips(client: pg.ClientBase, files: readonly FileLoa
     if (before === 0) return [];
     const ratio = file.records.loaded / before;
     const limit = 1 - (MAX_SHRINK[file.table] ?? MAX_CHILD_SHRINK);
-    return ratio < limit ? [{ guard: 'shrink', file: file.file, table: file.table, loaded: file.records.loaded, served: before, ratio, limit } as const] : [];
+    return ratio < limit
+      ? [{ guard: 'shrink', file: file.file, table: file.table, loaded: file.records.loaded, served: before, ratio, limit } as const]
+      : [];
   });
 }
 
@@ -93,7 +121,11 @@ async function servedRowCounts(client: pg.ClientBase): Promise<Map<string, numbe
 }
 
 /** Every guard the new catalog trips, given the options. */
-export async function plausibilityTrips(client: pg.ClientBase, files: readonly FileLoadReport[], options: GuardOptions): Promise<GuardTrip[]> {
+export async function plausibilityTrips(
+  client: pg.ClientBase,
+  files: readonly FileLoadReport[],
+  options: GuardOptions,
+): Promise<GuardTrip[]> {
   const trips = rejectRatioTrips(files, options.maxRejectRatio ?? DEFAULT_MAX_REJECT_RATIO);
   if (!options.allowShrink) trips.push(...(await shrinkTrips(client, files)));
   return trips;

@@ -62,7 +62,8 @@ export class RecordAssembler {
   }
 
   private emit(fields: string[], firstLine: number, lastLine: number, raw: string): void {
-    if (lastLine >= this.cutLine) this.quarantine(firstLine, lastLine, raw, 'truncated', 'the file ends inside this record (no line end after it)');
+    if (lastLine >= this.cutLine)
+      this.quarantine(firstLine, lastLine, raw, 'truncated', 'the file ends inside this record (no line end after it)');
     else this.sink.record(fields, firstLine, lastLine, raw);
   }
 
@@ -99,7 +100,13 @@ export class RecordAssembler {
     const [first, ...rest] = this.pending;
     const firstLine = this.pendingFirstLine;
     this.pending = [];
-    this.quarantine(firstLine, firstLine, first ?? '', 'unterminated quote', 'the quote opened on this line never closes into a valid record');
+    this.quarantine(
+      firstLine,
+      firstLine,
+      first ?? '',
+      'unterminated quote',
+      'the quote opened on this line never closes into a valid record',
+    );
     rest.forEach((text, index) => this.line(text, firstLine + 1 + index));
   }
 }

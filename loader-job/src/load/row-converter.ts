@@ -26,7 +26,14 @@ const NEGATIVE = /^-\d+(\.\d+)?$/;
 const NUMERIC = /^\d+(\.\d+)?$/;
 const MAX_INT4 = 2147483647;
 const REPLACEMENT_CHARACTER = '\uFFFD';
-const FLAGS = new Map([['0', 'f'], ['1', 't'], ['false', 'f'], ['true', 't'], ['f', 'f'], ['t', 't']]);
+const FLAGS = new Map([
+  ['0', 'f'],
+  ['1', 't'],
+  ['false', 'f'],
+  ['true', 't'],
+  ['f', 'f'],
+  ['t', 't'],
+]);
 
 class RowRejected extends Error {
   constructor(readonly rejection: Rejection) {
@@ -208,7 +215,10 @@ export class RowConverter {
         if (!QUANTITY.test(value)) numberProblem(column.column, value);
         return Number(value) <= MAX_INT4 ? value : reject('number out of range', `${column.column} is ${value}`);
       case 'flag':
-        return (value !== null && FLAGS.get(value.toLowerCase())) || reject('not a boolean', `${column.column} is ${JSON.stringify(value)}, expected 0 or 1`);
+        return (
+          (value !== null && FLAGS.get(value.toLowerCase())) ||
+          reject('not a boolean', `${column.column} is ${JSON.stringify(value)}, expected 0 or 1`)
+        );
     }
   }
 

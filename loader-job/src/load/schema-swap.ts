@@ -23,7 +23,10 @@ export async function dropLeftoverSchemas(client: pg.ClientBase): Promise<Leftov
     `SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1) OR starts_with(nspname, $2)`,
     [BUILD_PREFIX, RETIRED_PREFIX],
   );
-  const leftovers = await schemaSizes(client, rows.map((row) => row.name));
+  const leftovers = await schemaSizes(
+    client,
+    rows.map((row) => row.name),
+  );
   for (const { schema } of leftovers) await client.query(`DROP SCHEMA ${client.escapeIdentifier(schema)} CASCADE`);
   return leftovers;
 }
@@ -45,10 +48,9 @@ export async function prepareForService(client: pg.ClientBase, schema: string): 
   for (const { table } of CATALOG_FILES) {
     const qualified = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table)}`;
     // An empty table keeps its fresh sequence (no row, so no setval).
-    await client.query(
-      `SELECT setval(pg_get_serial_sequence($1, 'id'), max(id)) FROM ${qualified} HAVING max(id) IS NOT NULL`,
-      [qualified],
-    );
+    await client.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), max(id)) FROM ${qualified} HAVING max(id) IS NOT NULL`, [
+      qualified,
+    ]);
     await client.query(`ANALYZE ${qualified}`);
   }
 }

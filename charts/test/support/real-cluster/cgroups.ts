@@ -9,10 +9,12 @@ const CGROUP_FS_TYPES = new Set(['tmpfs', 'cgroup', 'cgroup2']);
  * lines for node.sh, which mounts them again inside `ip netns exec`'s fresh /sys.
  */
 export function writeCgroupMounts(file: string): void {
-  const lines = readFileSync('/proc/mounts', 'utf8').split('\n').filter((line) => {
-    const [, target, type] = line.split(' ');
-    return type !== undefined && CGROUP_FS_TYPES.has(type) && (target === CGROUP_FS || target?.startsWith(`${CGROUP_FS}/`));
-  });
+  const lines = readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const [, target, type] = line.split(' ');
+      return type !== undefined && CGROUP_FS_TYPES.has(type) && (target === CGROUP_FS || target?.startsWith(`${CGROUP_FS}/`));
+    });
   if (!lines.some((line) => line.split(' ')[2]?.startsWith('cgroup'))) {
     throw new Error(`no cgroup hierarchies mounted under ${CGROUP_FS}`);
   }

@@ -24,9 +24,7 @@ export interface HostSnapshot {
 }
 
 export function recordHostState(): HostSnapshot {
-  const sysctls = Object.fromEntries(
-    KUBELET_SYSCTLS.map((key) => [key, readFileSync(join('/proc/sys', key), 'utf8').trim()]),
-  );
+  const sysctls = Object.fromEntries(KUBELET_SYSCTLS.map((key) => [key, readFileSync(join('/proc/sys', key), 'utf8').trim()]));
   return { sysctls, absentDirs: LEAKED_DIRS.filter((dir) => !existsSync(dir)) };
 }
 

@@ -84,5 +84,10 @@ export class NetworkNamespace {
 }
 
 function isMountPoint(path: string): boolean {
-  return existsSync(path) && readFileSync('/proc/self/mounts', 'utf8').split('\n').some((line) => line.split(' ')[1] === path);
+  return (
+    existsSync(path) &&
+    readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .some((line) => line.split(' ')[1] === path)
+  );
 }

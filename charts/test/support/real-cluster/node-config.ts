@@ -39,7 +39,9 @@ function write(path: string, text: string): string {
  */
 export function containerdConfig({ dir }: NodeConfigPaths): string {
   const root = join(dir, 'containerd');
-  return write(join(root, 'config.toml'), `version = 2
+  return write(
+    join(root, 'config.toml'),
+    `version = 2
 root = "${root}/root"
 state = "${root}/state"
 disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
@@ -69,17 +71,21 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   # The loopback registry speaks plain HTTP.
   [plugins."io.containerd.grpc.v1.cri".registry.mirrors."${NODE.registry.host}"]
     endpoint = ["http://${NODE.registry.listen}"]
-`);
+`,
+  );
 }
 
 /** Debian's docker-registry (distribution 2.8) on the namespace's loopback, storage under the cluster's dir. */
 export function registryConfig({ dir }: NodeConfigPaths): string {
-  return write(join(dir, 'registry/config.yml'), JSON.stringify({
-    version: '0.1',
-    log: { level: 'warn' },
-    storage: { filesystem: { rootdirectory: join(dir, 'registry/data') }, delete: { enabled: true } },
-    http: { addr: NODE.registry.listen },
-  }));
+  return write(
+    join(dir, 'registry/config.yml'),
+    JSON.stringify({
+      version: '0.1',
+      log: { level: 'warn' },
+      storage: { filesystem: { rootdirectory: join(dir, 'registry/data') }, delete: { enabled: true } },
+      http: { addr: NODE.registry.listen },
+    }),
+  );
 }
 
 /**
@@ -87,81 +93,92 @@ export function registryConfig({ dir }: NodeConfigPaths): string {
  * plugin keeps as the gateway), host-local addresses stored under the cluster's dir.
  */
 export function cniConfig({ dir, runId }: NodeConfigPaths): string {
-  return write(join(dir, 'cni/net.d/10-bridge.conflist'), JSON.stringify({
-    cniVersion: '1.0.0',
-    name: runId,
-    plugins: [
-      {
-        type: 'bridge',
-        bridge: NODE.bridge,
-        isGateway: true,
-        ipMasq: false,
-        // A pod reaching itself through its Service comes back over the same port.
-        hairpinMode: true,
-        ipam: {
-          type: 'host-local',
-          dataDir: join(dir, 'cni/ipam'),
-          ranges: [[{ subnet: NODE.podSubnet, gateway: NODE.ip }]],
-          routes: [{ dst: '0.0.0.0/0' }],
+  return write(
+    join(dir, 'cni/net.d/10-bridge.conflist'),
+    JSON.stringify({
+      cniVersion: '1.0.0',
+      name: runId,
+      plugins: [
+        {
+          type: 'bridge',
+          bridge: NODE.bridge,
+          isGateway: true,
+          ipMasq: false,
+          // A pod reaching itself through its Service comes back over the same port.
+          hairpinMode: true,
+          ipam: {
+            type: 'host-local',
+            dataDir: join(dir, 'cni/ipam'),
+            ranges: [[{ subnet: NODE.podSubnet, gateway: NODE.ip }]],
+            routes: [{ dst: '0.0.0.0/0' }],
+          },
         },
-      },
-      { type: 'portmap', capabilities: { portMappings: true } },
-    ],
-  }));
+        { type: 'portmap', capabilities: { portMappings: true } },
+      ],
+    }),
+  );
 }
 
 export function kubeletConfig({ dir, caCert, runId }: NodeConfigPaths): string {
-  return write(join(dir, 'kubelet/config.yaml'), JSON.stringify({
-    apiVersion: 'kubelet.config.k8s.io/v1beta1',
-    kind: 'KubeletConfiguration',
-    // The host's cgroups are v1 (hybrid): kubelet 1.35 refuses them unless told.
-    failCgroupV1: false,
-    cgroupDriver: 'cgroupfs',
-    // Pods' cgroups under a root of this run only, so teardown finds and removes all of them.
-    cgroupRoot: `/${runId}`,
-    containerRuntimeEndpoint: `unix://${join(dir, 'containerd/containerd.sock')}`,
-    // Container logs under the cluster's dir (/var/log/containers still gets symlinks to them).
-    podLogsDir: join(dir, 'pod-logs'),
-    address: NODE.ip,
-    readOnlyPort: 0,
-    healthzBindAddress: '127.0.0.1',
-    authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: caCert } },
-    authorization: { mode: 'AlwaysAllow' },
-    clusterDNS: [NODE.clusterDnsIp],
-    clusterDomain: NODE.clusterDomain,
-    resolvConf: '',
-    failSwapOn: false,
-    // A shared, busy build machine: no evictions for disk or memory pressure mid-test, and no
-    // image garbage collection (the images were imported, nothing could pull them back).
-    evictionHard: { 'memory.available': '1%', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
-    imageGCHighThresholdPercent: 100,
-    imageGCLowThresholdPercent: 99,
-    serializeImagePulls: false,
-    rotateCertificates: false,
-  }));
+  return write(
+    join(dir, 'kubelet/config.yaml'),
+    JSON.stringify({
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      kind: 'KubeletConfiguration',
+      // The host's cgroups are v1 (hybrid): kubelet 1.35 refuses them unless told.
+      failCgroupV1: false,
+      cgroupDriver: 'cgroupfs',
+      // Pods' cgroups under a root of this run only, so teardown finds and removes all of them.
+      cgroupRoot: `/${runId}`,
+      containerRuntimeEndpoint: `unix://${join(dir, 'containerd/containerd.sock')}`,
+      // Container logs under the cluster's dir (/var/log/containers still gets symlinks to them).
+      podLogsDir: join(dir, 'pod-logs'),
+      address: NODE.ip,
+      readOnlyPort: 0,
+      healthzBindAddress: '127.0.0.1',
+      authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: caCert } },
+      authorization: { mode: 'AlwaysAllow' },
+      clusterDNS: [NODE.clusterDnsIp],
+      clusterDomain: NODE.clusterDomain,
+      resolvConf: '',
+      failSwapOn: false,
+      // A shared, busy build machine: no evictions for disk or memory pressure mid-test, and no
+      // image garbage collection (the images were imported, nothing could pull them back).
+      evictionHard: { 'memory.available': '1%', 'nodefs.available': '1%', 'imagefs.available': '1%', 'nodefs.inodesFree': '1%' },
+      imageGCHighThresholdPercent: 100,
+      imageGCLowThresholdPercent: 99,
+      serializeImagePulls: false,
+      rotateCertificates: false,
+    }),
+  );
 }
 
 export function kubeProxyConfig({ dir, kubeconfig }: NodeConfigPaths): string {
-  return write(join(dir, 'kube-proxy/config.yaml'), JSON.stringify({
-    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
-    kind: 'KubeProxyConfiguration',
-    mode: 'iptables',
-    clientConnection: { kubeconfig },
-    hostnameOverride: NODE.name,
-    clusterCIDR: NODE.podSubnet,
-    // Pod → Service → pod on the same bridge: replies must come back through the node to be
-    // un-NATed, without relying on br_netfilter.
-    iptables: { masqueradeAll: true },
-    // Leave the host-wide conntrack table size and timeouts alone.
-    conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-    metricsBindAddress: '127.0.0.1:10249',
-    healthzBindAddress: '127.0.0.1:10256',
-  }));
+  return write(
+    join(dir, 'kube-proxy/config.yaml'),
+    JSON.stringify({
+      apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+      kind: 'KubeProxyConfiguration',
+      mode: 'iptables',
+      clientConnection: { kubeconfig },
+      hostnameOverride: NODE.name,
+      clusterCIDR: NODE.podSubnet,
+      // Pod → Service → pod on the same bridge: replies must come back through the node to be
+      // un-NATed, without relying on br_netfilter.
+      iptables: { masqueradeAll: true },
+      // Leave the host-wide conntrack table size and timeouts alone.
+      conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+      metricsBindAddress: '127.0.0.1:10249',
+      healthzBindAddress: '127.0.0.1:10256',
+    }),
+  );
 }
 
 /** Cluster DNS served from the node's address (the kube-dns Service points at it). */
 export function corefile({ dir, kubeconfig }: NodeConfigPaths): string {
-  return write(join(dir, 'coredns/Corefile'), `.:53 {
+  return write(
+    join(dir, 'coredns/Corefile'),
+    `.:53 {
     bind ${NODE.ip}
     errors
     kubernetes ${NODE.clusterDomain} in-addr.arpa ip6.arpa {
@@ -171,7 +188,8 @@ export function corefile({ dir, kubeconfig }: NodeConfigPaths): string {
     }
     cache 5
 }
-`);
+`,
+  );
 }
 
 /**
@@ -182,17 +200,21 @@ export function corefile({ dir, kubeconfig }: NodeConfigPaths): string {
 export function addonManifests(volumeDirs: string[]): string {
   const nodeService = (name: string, clusterIP: string | undefined, ports: object[]) => [
     {
-      apiVersion: 'v1', kind: 'Service',
+      apiVersion: 'v1',
+      kind: 'Service',
       metadata: { name, namespace: 'kube-system', labels: { 'k8s-app': name } },
       spec: { ...(clusterIP ? { clusterIP } : {}), ports },
     },
     {
-      apiVersion: 'v1', kind: 'Endpoints',
+      apiVersion: 'v1',
+      kind: 'Endpoints',
       metadata: { name, namespace: 'kube-system' },
-      subsets: [{
-        addresses: [{ ip: NODE.ip }],
-        ports: ports.map((port: any) => ({ name: port.name, port: port.targetPort, protocol: port.protocol })),
-      }],
+      subsets: [
+        {
+          addresses: [{ ip: NODE.ip }],
+          ports: ports.map((port: any) => ({ name: port.name, port: port.targetPort, protocol: port.protocol })),
+        },
+      ],
     },
   ];
   return JSON.stringify({
@@ -203,9 +225,7 @@ export function addonManifests(volumeDirs: string[]): string {
         { name: 'dns', port: 53, targetPort: 53, protocol: 'UDP' },
         { name: 'dns-tcp', port: 53, targetPort: 53, protocol: 'TCP' },
       ]),
-      ...nodeService('metrics-server', undefined, [
-        { name: 'https', port: 443, targetPort: NODE.metricsServerPort, protocol: 'TCP' },
-      ]),
+      ...nodeService('metrics-server', undefined, [{ name: 'https', port: 443, targetPort: NODE.metricsServerPort, protocol: 'TCP' }]),
       {
         apiVersion: 'apiregistration.k8s.io/v1',
         kind: 'APIService',

@@ -24,10 +24,16 @@ export function missingPrerequisite(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root (network namespaces, mounts, containers)';
   if (!commandWorks('ip', ['netns', 'list'])) return 'needs `ip netns` (Debian package iproute2)';
   for (const [command, debianPackage] of [
-    ['containerd', 'containerd'], ['ctr', 'containerd'], ['runc', 'runc'], ['iptables', 'iptables'],
-    ['conntrack', 'conntrack'], ['curl', 'curl'],
+    ['containerd', 'containerd'],
+    ['ctr', 'containerd'],
+    ['runc', 'runc'],
+    ['iptables', 'iptables'],
+    ['conntrack', 'conntrack'],
+    ['curl', 'curl'],
     // The dev-loop steps: skaffold's builds (podman) and the registry it pushes to.
-    ['podman', 'podman'], ['nsenter', 'util-linux'], ['docker-registry', 'docker-registry'],
+    ['podman', 'podman'],
+    ['nsenter', 'util-linux'],
+    ['docker-registry', 'docker-registry'],
   ]) {
     if (!commandWorks('which', [command!])) return `needs ${command} (Debian package ${debianPackage})`;
   }

@@ -10,7 +10,14 @@ import { removeNodeCgroups, writeCgroupMounts } from './cgroups.js';
 import { recordHostState, restoreHostState, type HostSnapshot } from './host-state.js';
 import { NetworkNamespace } from './netns.js';
 import {
-  addonManifests, cniConfig, containerdConfig, corefile, kubeletConfig, kubeProxyConfig, NODE, registryConfig,
+  addonManifests,
+  cniConfig,
+  containerdConfig,
+  corefile,
+  kubeletConfig,
+  kubeProxyConfig,
+  NODE,
+  registryConfig,
   type NodeConfigPaths,
 } from './node-config.js';
 
@@ -81,8 +88,16 @@ export class RealCluster {
   }
 
   private async boot(options: RealClusterOptions): Promise<void> {
-    const names = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet', 'kube-proxy',
-      'coredns', 'metrics-server'] as const;
+    const names = [
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'kubelet',
+      'kube-proxy',
+      'coredns',
+      'metrics-server',
+    ] as const;
     const binaries = Object.fromEntries(names.map((name) => [name, requireTool(name)])) as Record<(typeof names)[number], string>;
     mkdirSync(join(this.dir, 'logs'));
     const certs = await createClusterCertificates(this.dir);
@@ -97,21 +112,32 @@ export class RealCluster {
 
     await this.phase('control plane', async () => {
       this.launch('etcd', binaries.etcd, [
-        '--name=node', `--data-dir=${join(this.dir, 'etcd')}`,
-        `--listen-client-urls=${ETCD_URL}`, `--advertise-client-urls=${ETCD_URL}`,
-        '--listen-peer-urls=http://127.0.0.1:2380', '--initial-advertise-peer-urls=http://127.0.0.1:2380',
+        '--name=node',
+        `--data-dir=${join(this.dir, 'etcd')}`,
+        `--listen-client-urls=${ETCD_URL}`,
+        `--advertise-client-urls=${ETCD_URL}`,
+        '--listen-peer-urls=http://127.0.0.1:2380',
+        '--initial-advertise-peer-urls=http://127.0.0.1:2380',
         '--initial-cluster=node=http://127.0.0.1:2380',
         // Throwaway data: no fsync keeps a 2-core machine responsive.
-        '--unsafe-no-fsync', '--log-level=warn',
+        '--unsafe-no-fsync',
+        '--log-level=warn',
       ]);
-      await waitFor('etcd health', async () => {
-        const health = await this.netns.run('curl', ['-sf', `${ETCD_URL}/health`]);
-        return health.code === 0 && JSON.parse(health.stdout).health === 'true' ? true : undefined;
-      }, 30_000);
+      await waitFor(
+        'etcd health',
+        async () => {
+          const health = await this.netns.run('curl', ['-sf', `${ETCD_URL}/health`]);
+          return health.code === 0 && JSON.parse(health.stdout).health === 'true' ? true : undefined;
+        },
+        30_000,
+      );
       this.launch('kube-apiserver', binaries['kube-apiserver'], [
         `--etcd-servers=${ETCD_URL}`,
-        '--bind-address=0.0.0.0', `--advertise-address=${NODE.ip}`, '--secure-port=6443',
-        `--tls-cert-file=${certs.apiserver.cert}`, `--tls-private-key-file=${certs.apiserver.key}`,
+        '--bind-address=0.0.0.0',
+        `--advertise-address=${NODE.ip}`,
+        '--secure-port=6443',
+        `--tls-cert-file=${certs.apiserver.cert}`,
+        `--tls-private-key-file=${certs.apiserver.key}`,
         `--client-ca-file=${certs.ca.cert}`,
         '--service-account-issuer=https://kubernetes.default.svc',
         `--service-account-key-file=${certs.serviceAccountPublicKey}`,
@@ -119,30 +145,41 @@ export class RealCluster {
         `--service-cluster-ip-range=${NODE.serviceCidr}`,
         '--authorization-mode=Node,RBAC',
         // logs and exec reach the kubelet as an admin, at its address (its name resolves nowhere).
-        `--kubelet-client-certificate=${certs.clients.admin.cert}`, `--kubelet-client-key=${certs.clients.admin.key}`,
+        `--kubelet-client-certificate=${certs.clients.admin.cert}`,
+        `--kubelet-client-key=${certs.clients.admin.key}`,
         '--kubelet-preferred-address-types=InternalIP',
         // The aggregation layer (metrics.k8s.io): the API server proxies with the front-proxy
         // identity and, with aggregator routing, straight to the Endpoints' address.
-        `--requestheader-client-ca-file=${certs.ca.cert}`, '--requestheader-allowed-names=front-proxy-client',
-        '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group',
+        `--requestheader-client-ca-file=${certs.ca.cert}`,
+        '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
         '--requestheader-extra-headers-prefix=X-Remote-Extra-',
         `--proxy-client-cert-file=${certs.clients['front-proxy'].cert}`,
         `--proxy-client-key-file=${certs.clients['front-proxy'].key}`,
         '--enable-aggregator-routing=true',
         '--profiling=false',
       ]);
-      await waitFor('kube-apiserver /readyz', async () =>
-        (await this.kubectlResult(['get', '--raw=/readyz'])).code === 0 ? true : undefined, 60_000, 500);
+      await waitFor(
+        'kube-apiserver /readyz',
+        async () => ((await this.kubectlResult(['get', '--raw=/readyz'])).code === 0 ? true : undefined),
+        60_000,
+        500,
+      );
       this.launch('kube-controller-manager', binaries['kube-controller-manager'], [
         `--kubeconfig=${this.kubeconfigPath('controller-manager')}`,
-        '--bind-address=127.0.0.1', '--leader-elect=false', '--controllers=*',
+        '--bind-address=127.0.0.1',
+        '--leader-elect=false',
+        '--controllers=*',
         `--service-account-private-key-file=${certs.serviceAccountKey}`,
         `--root-ca-file=${certs.ca.cert}`,
         '--use-service-account-credentials=true',
         `--horizontal-pod-autoscaler-sync-period=${options.hpaSyncPeriod ?? '5s'}`,
       ]);
       this.launch('kube-scheduler', binaries['kube-scheduler'], [
-        `--kubeconfig=${this.kubeconfigPath('scheduler')}`, '--bind-address=127.0.0.1', '--leader-elect=false',
+        `--kubeconfig=${this.kubeconfigPath('scheduler')}`,
+        '--bind-address=127.0.0.1',
+        '--leader-elect=false',
       ]);
     });
 
@@ -152,9 +189,11 @@ export class RealCluster {
       kubeletConfig(paths);
       writeCgroupMounts(join(this.dir, 'cgroup-mounts'));
       const [ip, args] = this.netns.exec('bash', [NODE_SCRIPT, this.dir, this.runId]);
-      this.processes.push(new GroupProcess('node', ip, args, join(this.dir, 'logs', 'node.log'), {
-        env: { ...process.env, KUBELET: binaries.kubelet, NODE_NAME: NODE.name, NODE_IP: NODE.ip },
-      }));
+      this.processes.push(
+        new GroupProcess('node', ip, args, join(this.dir, 'logs', 'node.log'), {
+          env: { ...process.env, KUBELET: binaries.kubelet, NODE_NAME: NODE.name, NODE_IP: NODE.ip },
+        }),
+      );
       // node.sh starts these two; their logs are shown beside the processes' own.
       this.otherLogs.push('containerd', 'kubelet');
     });
@@ -163,8 +202,12 @@ export class RealCluster {
     if (options.imageRegistry) {
       await this.phase('image registry', async () => {
         this.launch('registry', 'docker-registry', ['serve', registryConfig(paths)]);
-        await waitFor('the image registry', async () =>
-          (await this.netns.run('curl', ['-sf', `http://${NODE.registry.listen}/v2/`])).code === 0 ? true : undefined, 30_000, 500);
+        await waitFor(
+          'the image registry',
+          async () => ((await this.netns.run('curl', ['-sf', `http://${NODE.registry.listen}/v2/`])).code === 0 ? true : undefined),
+          30_000,
+          500,
+        );
       });
     }
 
@@ -172,13 +215,17 @@ export class RealCluster {
       this.launch('kube-proxy', binaries['kube-proxy'], [`--config=${kubeProxyConfig(paths)}`]);
       this.launch('coredns', binaries.coredns, ['-conf', corefile(paths)]);
       this.launch('metrics-server', binaries['metrics-server'], [
-        `--secure-port=${NODE.metricsServerPort}`, `--bind-address=${NODE.ip}`,
+        `--secure-port=${NODE.metricsServerPort}`,
+        `--bind-address=${NODE.ip}`,
         `--cert-dir=${join(this.dir, 'metrics-server')}`,
-        `--kubeconfig=${this.kubeconfig}`, `--authentication-kubeconfig=${this.kubeconfig}`,
+        `--kubeconfig=${this.kubeconfig}`,
+        `--authentication-kubeconfig=${this.kubeconfig}`,
         `--authorization-kubeconfig=${this.kubeconfig}`,
-        '--kubelet-insecure-tls', '--kubelet-preferred-address-types=InternalIP',
+        '--kubelet-insecure-tls',
+        '--kubelet-preferred-address-types=InternalIP',
         // The shortest resolution it accepts must exceed the kubelet request timeout.
-        '--metric-resolution=10s', '--kubelet-request-timeout=5s',
+        '--metric-resolution=10s',
+        '--kubelet-request-timeout=5s',
       ]);
       const volumeDirs = Array.from({ length: options.persistentVolumes ?? 1 }, (_, index) => {
         const path = join(this.dir, 'volumes', `pv-${index}`);
@@ -200,9 +247,12 @@ export class RealCluster {
 
   /** Imports every OCI archive named in images.json into containerd's Kubernetes namespace. */
   private async importImages(manifestPath: string): Promise<void> {
-    await waitFor('containerd', async () =>
-      (await this.netns.run('ctr', ['--address', join(this.dir, 'containerd/containerd.sock'), 'version'])).code === 0
-        ? true : undefined, 30_000);
+    await waitFor(
+      'containerd',
+      async () =>
+        (await this.netns.run('ctr', ['--address', join(this.dir, 'containerd/containerd.sock'), 'version'])).code === 0 ? true : undefined,
+      30_000,
+    );
     const images: Record<string, { archive: string }> = JSON.parse(readFileSync(manifestPath, 'utf8'));
     for (const { archive } of Object.values(images)) await this.ctr(['images', 'import', archive]);
   }
@@ -227,14 +277,17 @@ export class RealCluster {
   }
 
   private writeKubeconfig(client: ClientName, certs: ClusterCertificates): void {
-    writeFileSync(this.kubeconfigPath(client), JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'test', cluster: { server: API_URL, 'certificate-authority': certs.ca.cert } }],
-      users: [{ name: client, user: { 'client-certificate': certs.clients[client].cert, 'client-key': certs.clients[client].key } }],
-      contexts: [{ name: 'test', context: { cluster: 'test', user: client } }],
-      'current-context': 'test',
-    }));
+    writeFileSync(
+      this.kubeconfigPath(client),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'test', cluster: { server: API_URL, 'certificate-authority': certs.ca.cert } }],
+        users: [{ name: client, user: { 'client-certificate': certs.clients[client].cert, 'client-key': certs.clients[client].key } }],
+        contexts: [{ name: 'test', context: { cluster: 'test', user: client } }],
+        'current-context': 'test',
+      }),
+    );
   }
 
   /** Wraps a command line to run inside the cluster's network namespace. */

@@ -16,7 +16,9 @@ const graphqlQuery = JSON.stringify({ query: '{ products(count: 3) { id name def
 /** A failed request goes to the log with what it got, so a failing test can say what failed. */
 function logFailure(name, response) {
   if (response.status === 200) return;
-  console.warn(`${new Date().toISOString()} ${name}: status ${response.status} ${response.error ?? ''} ${String(response.body ?? '').slice(0, 200)}`);
+  console.warn(
+    `${new Date().toISOString()} ${name}: status ${response.status} ${response.error ?? ''} ${String(response.body ?? '').slice(0, 200)}`,
+  );
 }
 
 export default function () {

@@ -24,7 +24,10 @@ export class ClusterSkaffold {
   private readonly binary = requireTool('skaffold');
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(private readonly cluster: RealCluster, values: object) {
+  constructor(
+    private readonly cluster: RealCluster,
+    values: object,
+  ) {
     this.dir = join(cluster.dir, 'repo');
     copyRepo(this.dir);
     mkdirSync(join(this.dir, dirname(VALUES_FILE)), { recursive: true });
@@ -42,8 +45,14 @@ export class ClusterSkaffold {
   /** The flags every skaffold command here shares: profile, registry, a cache of this run's own. */
   private args(command: string, extra: string[]): string[] {
     return [
-      command, '--profile', 'local-podman', '--default-repo', NODE.registry.host,
-      '--cache-file', join(this.cluster.dir, 'skaffold-home', 'cache'), ...extra,
+      command,
+      '--profile',
+      'local-podman',
+      '--default-repo',
+      NODE.registry.host,
+      '--cache-file',
+      join(this.cluster.dir, 'skaffold-home', 'cache'),
+      ...extra,
     ];
   }
 

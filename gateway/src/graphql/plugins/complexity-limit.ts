@@ -1,13 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import {
-  GraphQLError,
-  Kind,
-  getNullableType,
-  isListType,
-  visit,
-  type DocumentNode,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
 // a second copy whose schema objects Apollo's would not recognise).
@@ -65,7 +57,13 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
   const costs = new LRUCache<string, number>({ max: REMEMBERED_COSTS });
   const variablesByDocument = new WeakMap<DocumentNode, string[]>();
 
-  const costOf = (schema: GraphQLSchema, document: DocumentNode, queryHash: string, operationName: string | undefined, variables: Record<string, unknown>) => {
+  const costOf = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    queryHash: string,
+    operationName: string | undefined,
+    variables: Record<string, unknown>,
+  ) => {
     let names = variablesByDocument.get(document);
     if (!names) variablesByDocument.set(document, (names = costVariables(document)));
     const key = JSON.stringify([queryHash, operationName ?? null, names.map((name) => variables[name] ?? null)]);
