@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { CHART_DIR, Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
+import { Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
 import { TestCluster } from './support/cluster.js';
 import { createNamespace } from './support/namespace.js';
 import { waitFor } from '../../scripts/test/wait.js';
@@ -38,19 +38,7 @@ async function withClusterLogs(check: () => Promise<void>): Promise<void> {
 const step = (title: string, check: () => Promise<void>) => test(title, () => withClusterLogs(check));
 
 async function helmDeploy(command: 'install' | 'upgrade', values: object) {
-  return helm.run([
-    command,
-    RELEASE,
-    CHART_DIR,
-    '--namespace',
-    NAMESPACE,
-    '-f',
-    helm.valuesFile(values),
-    '--wait',
-    '--wait-for-jobs',
-    '--timeout',
-    HELM_TIMEOUT,
-  ]);
+  return helm.run(helm.deployArgs(command, values, HELM_TIMEOUT));
 }
 
 async function releaseStatus(): Promise<{ version: number; info: { status: string } }> {

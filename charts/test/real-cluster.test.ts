@@ -92,19 +92,7 @@ const step = (title: string, check: () => Promise<void>) =>
 
 /** `helm upgrade` to these values, waiting for the rollout and the loader hook. */
 async function upgrade(values: object): Promise<void> {
-  await helm.ok([
-    'upgrade',
-    RELEASE,
-    CHART_DIR,
-    '--namespace',
-    NAMESPACE,
-    '-f',
-    helm.valuesFile(values),
-    '--wait',
-    '--wait-for-jobs',
-    '--timeout',
-    HELM_TIMEOUT,
-  ]);
+  await helm.ok(helm.deployArgs('upgrade', values, HELM_TIMEOUT));
 }
 
 /** The log of the loader Job's load container (the Job of the latest install or upgrade). */

@@ -76,6 +76,23 @@ export class Helm {
     return runOk(...this.wrap(this.binary, args), { env: this.env() });
   }
 
+  /** Arguments of `helm install|upgrade` of the chart as the test release, waiting for its pods and hook Jobs. */
+  deployArgs(command: 'install' | 'upgrade', values: object, timeout: string): string[] {
+    return [
+      command,
+      RELEASE,
+      CHART_DIR,
+      '--namespace',
+      NAMESPACE,
+      '-f',
+      this.valuesFile(values),
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      timeout,
+    ];
+  }
+
   /** `helm template` of the chart with the given values, as YAML text. */
   template(values: object, extraArgs: string[] = []): Promise<string> {
     return this.ok(['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', this.valuesFile(values), ...extraArgs]);
