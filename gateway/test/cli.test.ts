@@ -10,6 +10,9 @@ import { WRITE_TOKEN, createFixtureDatabase, startGatewayCli } from './support/g
 /** What `npm start` runs (the root package.json's start script). */
 const NPM_START = 'scripts/dev/start-embedded.ts';
 
+/** How long `npm start` may take to stop cleanly before the test kills it (and fails). */
+const SHUTDOWN_GRACE_MS = 30_000;
+
 describe('catalog-gateway CLI', () => {
   it('refuses bad settings at start-up with a message naming each one', async () => {
     const gateway = startGatewayCli([], { PORT: 'eighty', CACHE_TTL_SECONDS: '-1', DATABASE_URL: 'not a url' });
@@ -47,13 +50,14 @@ describe('catalog-gateway CLI', () => {
           body: JSON.stringify({ query: '{ product(id: 1) { name styles { id } } }' }),
         });
         assert.equal((await page.json()).data.product.name, product.name);
-        assert.equal(await first.stop(), 0);
+        // The gateway drains, then the embedded Postgres shuts down: seconds on a busy machine.
+        assert.equal(await first.stop(SHUTDOWN_GRACE_MS), 0);
 
         const second = startGatewayCli([], env, NPM_START);
         await second.waitForOutput('catalog-gateway ready');
         assert.doesNotMatch(second.output, /first start/);
         assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
-        assert.equal(await second.stop(), 0);
+        assert.equal(await second.stop(SHUTDOWN_GRACE_MS), 0);
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }
