@@ -27,6 +27,8 @@ export const configSchema = z.object({
     .optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  HTTP_CACHE_MAX_AGE_SECONDS: integer(0, 31_536_000, 60),
+  HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
 });
 
 /**
@@ -71,6 +73,14 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   BODY_LIMIT_BYTES: { description: 'largest request body (413 beyond)' },
   SHUTDOWN_GRACE_MS: { description: 'on SIGTERM, how long in-flight requests may finish' },
+  HTTP_CACHE_MAX_AGE_SECONDS: {
+    description:
+      '`Cache-Control: public, max-age=…` of catalog reads (REST GETs, GraphQL queries without errors) for browsers and CDNs; `0` sends `no-cache` (store, but revalidate with the ETag every time). Writes and errors are always `no-store`',
+  },
+  HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: {
+    description:
+      '`stale-while-revalidate=…` of catalog reads: how long a cache may serve a stale copy while it revalidates; `0` leaves it out',
+  },
 };
 
 /** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */

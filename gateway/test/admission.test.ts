@@ -3,9 +3,11 @@ import { describe, it } from 'node:test';
 import { LRUCache } from 'lru-cache';
 import { scatterRanks, zipfSampler } from '../../k6/lib/zipf.js';
 import { FrequencySketch, TinyLfuAdmission } from '../src/cache/admission.js';
-import { MemoryStore } from '../src/cache/memory-store.js';
+import { MemoryEntry, MemoryStore } from '../src/cache/memory-store.js';
+import { RepresentationEncoder } from '../src/cache/representations.js';
 
-const entry = (body: string) => ({ body, route: '/products/:product_id' as const, tags: [], expiresAt: Date.now() + 60_000 });
+const representations = new RepresentationEncoder({ maxAgeSeconds: 60, staleWhileRevalidateSeconds: 0 }).encode('{}');
+const entry = () => new MemoryEntry({ route: '/products/:product_id', tags: [], expiresAt: Date.now() + 60_000 }, representations);
 
 /** Zipf(1.1) over 20,000 keys, the shape of the long-tail benchmark scaled down; ranks scattered over key names. */
 function zipfKeys(count: number): string[] {
@@ -23,7 +25,7 @@ function hitRatio(
   let hits = 0;
   for (const key of accesses) {
     if (cache.get(key)) hits += 1;
-    else cache.set(key, entry('{}'));
+    else cache.set(key, entry());
   }
   return hits / accesses.length;
 }

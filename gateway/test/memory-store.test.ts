@@ -1,39 +1,49 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryStore } from '../src/cache/memory-store.js';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { MemoryEntry, MemoryStore } from '../src/cache/memory-store.js';
+import { COMPRESSION_MIN_BYTES, RepresentationEncoder } from '../src/cache/representations.js';
 
-const entry = (body: string, tags: string[] = []) => ({
-  body,
-  route: '/products/:product_id' as const,
-  tags,
-  expiresAt: Date.now() + 60_000,
+const encoder = new RepresentationEncoder({ maxAgeSeconds: 60, staleWhileRevalidateSeconds: 300 });
+const entry = (body: string, tags: string[] = []) =>
+  new MemoryEntry({ route: '/products/:product_id', tags, expiresAt: Date.now() + 60_000 }, encoder.encode(body));
+const bigBody = JSON.stringify({
+  name: 'Café Crème',
+  slogan: '“quoted” ✓',
+  features: Array(60).fill({ feature: 'Fabric', value: 'Canvas' }),
 });
 
 describe('in-process store', () => {
-  it('serves the same body as a string and as bytes, before and after the hot lane encoded it', () => {
+  it('holds a body in every encoding it is sent in, each decoding to the same text', () => {
     const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
-    const body = JSON.stringify({ name: 'Café Crème', slogan: '“quoted” ✓' });
-    store.set('k', entry(body));
-    assert.equal(store.get('k')!.body, body);
-    assert.deepEqual(store.get('k')!.bytes, Buffer.from(body));
-    assert.equal(store.get('k')!.body, body, 'still the same text once held as bytes only');
+    store.set('k', entry(bigBody));
+    const { identity, gzip, br } = store.get('k')!.representations;
+    assert.deepEqual(identity.bytes, Buffer.from(bigBody));
+    assert.equal(gunzipSync(gzip!.bytes).toString(), bigBody);
+    assert.equal(brotliDecompressSync(br!.bytes).toString(), bigBody);
   });
 
-  it('counts each body once against its byte budget', () => {
-    const body = 'x'.repeat(1_000);
+  it('counts the body once when it is too small to compress', () => {
+    const body = 'x'.repeat(COMPRESSION_MIN_BYTES - 24);
     // Room for ten entries of this size counted once (body + key + 512 bytes overhead), not for ten counted twice.
-    const store = new MemoryStore({ maxEntries: 1_000, maxBytes: 10 * (1_000 + 'key-0'.length + 512) });
+    const store = new MemoryStore({ maxEntries: 1_000, maxBytes: 10 * (body.length + 'key-0'.length + 512) });
     for (let index = 0; index < 10; index += 1) store.set(`key-${index}`, entry(body));
     assert.equal(store.size, 10);
   });
 
-  it('evicts by tag what it admitted, whichever form its body is in', () => {
+  it('counts every encoding of a compressed body against its byte budget', () => {
+    const bodyOnly = Buffer.byteLength(bigBody) + 'k'.length + 512;
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: bodyOnly + 10 });
+    store.set('k', entry(bigBody));
+    assert.equal(store.size, 0, 'its gzip and brotli copies do not fit');
+  });
+
+  it('evicts by tag what it admitted', () => {
     const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
     store.set('a', entry('{"id":1}', ['product:1']));
     store.set('b', entry('{"id":2}', ['product:2']));
-    void store.get('a')!.bytes;
     store.evictTags(['product:1']);
     assert.equal(store.get('a'), undefined);
-    assert.equal(store.get('b')!.body, '{"id":2}');
+    assert.equal(store.get('b')!.representations.identity.bytes.toString(), '{"id":2}');
   });
 });

@@ -8,6 +8,7 @@ import { MemoryStore } from './memory-store.js';
 import { connectRedis } from './redis-connection.js';
 import { RedisBreaker, redisFailureReport } from './redis-breaker.js';
 import { RedisStore } from './redis-store.js';
+import { RepresentationEncoder } from './representations.js';
 import { ResponseCache } from './response-cache.js';
 
 /** The response cache and the Redis parts it runs on, all released by `close()`. */
@@ -25,7 +26,11 @@ export interface CacheParts {
 export function createCache(config: Config, events: CatalogEvents, metrics: Metrics, logger: Logger): CacheParts {
   const memory = new MemoryStore({ maxEntries: config.CACHE_MAX_ENTRIES, maxBytes: config.CACHE_MAX_BYTES });
   const redisFailed = redisFailureReport(metrics, logger);
-  const common = { ttlSeconds: config.CACHE_TTL_SECONDS, memory, events, metrics, logger, redisFailed };
+  const encoder = new RepresentationEncoder({
+    maxAgeSeconds: config.HTTP_CACHE_MAX_AGE_SECONDS,
+    staleWhileRevalidateSeconds: config.HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS,
+  });
+  const common = { ttlSeconds: config.CACHE_TTL_SECONDS, encoder, memory, events, metrics, logger, redisFailed };
   if (!config.REDIS_URL) {
     const cache = new ResponseCache(common);
     return { cache, close: () => cache.settled() };

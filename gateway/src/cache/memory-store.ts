@@ -1,44 +1,31 @@
 import { LRUCache } from 'lru-cache';
 import { TinyLfuAdmission } from './admission.js';
 import type { CacheEntry, CachedRoute } from './entry.js';
+import type { Representations } from './representations.js';
 
 /**
- * A cached response holding its body once: as the string it was stored with (what Fastify,
- * Redis and GraphQL use) until the hot lane first asks for the bytes to write to a socket, then
- * as those bytes only. REST entries end up as bytes, GraphQL entries stay strings.
+ * A cached response as the in-process cache holds it: its body in every encoding it is sent in,
+ * with their ETags and headers (made once, when it entered memory), the route it answers, what
+ * it was built from, and when it stops being valid.
  */
-export class MemoryEntry implements CacheEntry {
+export class MemoryEntry {
   readonly route: CachedRoute;
   readonly tags: string[];
   readonly expiresAt: number;
-  private text: string | undefined;
-  private encoded: Buffer | undefined;
 
-  constructor(entry: CacheEntry) {
-    ({ body: this.text, route: this.route, tags: this.tags, expiresAt: this.expiresAt } = entry);
-  }
-
-  get body(): string {
-    return this.text ?? this.encoded!.toString();
-  }
-
-  get bytes(): Buffer {
-    if (!this.encoded) {
-      this.encoded = Buffer.from(this.text!);
-      this.text = undefined;
-    }
-    return this.encoded;
+  constructor(
+    entry: Omit<CacheEntry, 'body'>,
+    readonly representations: Representations,
+  ) {
+    ({ route: this.route, tags: this.tags, expiresAt: this.expiresAt } = entry);
   }
 }
 
 /** Per-entry cost beyond the body: the key, tags, tag index slots and the objects holding them. */
 const ENTRY_OVERHEAD_BYTES = 512;
 
-/**
- * The body is held once, as a string or as its UTF-8 bytes: its UTF-8 length counts for both
- * (V8 keeps ASCII strings at one byte a character).
- */
-const entryBytes = (entry: CacheEntry, key: string) => Buffer.byteLength(entry.body) + key.length + ENTRY_OVERHEAD_BYTES;
+/** Every encoding of the body counts, and the key (V8 keeps ASCII strings at one byte a character). */
+const entryBytes = (entry: MemoryEntry, key: string) => entry.representations.byteLength + key.length + ENTRY_OVERHEAD_BYTES;
 
 /**
  * In-process LRU of responses with a tag index, so evicting a product finds its keys directly.
@@ -81,10 +68,10 @@ export class MemoryStore {
     return entry;
   }
 
-  set(key: string, entry: CacheEntry): void {
+  set(key: string, entry: MemoryEntry): void {
     this.admission.record(key);
     if (!this.entries.has(key) && !this.admits(key, entry)) return;
-    this.entries.set(key, new MemoryEntry(entry));
+    this.entries.set(key, entry);
     // An entry bigger than the whole byte budget is refused by the LRU: index nothing for it.
     if (!this.entries.has(key)) return;
     for (const tag of entry.tags) {
@@ -95,7 +82,7 @@ export class MemoryStore {
   }
 
   /** Room to spare, or asked for more often than the entry it would push out. */
-  private admits(key: string, entry: CacheEntry): boolean {
+  private admits(key: string, entry: MemoryEntry): boolean {
     const full = this.entries.size >= this.entries.max || this.entries.calculatedSize + entryBytes(entry, key) > this.entries.maxSize;
     if (!full) return true;
     const victim = this.entries.rkeys().next();

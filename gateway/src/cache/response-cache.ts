@@ -3,18 +3,28 @@ import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CacheEntry, CachedRoute } from './entry.js';
-import type { MemoryEntry, MemoryStore } from './memory-store.js';
+import { MemoryEntry, type MemoryStore } from './memory-store.js';
 import type { RedisFailureReport } from './redis-breaker.js';
 import type { RedisStore } from './redis-store.js';
+import type { RepresentationEncoder, Representations } from './representations.js';
 
-export interface ServedResponse {
+/** A response that is not a catalog read (an error, a mutation's answer): sent as it is. */
+export interface PlainResponse {
   status: number;
   body: string;
-  /** Extra response headers (e.g. Retry-After); cached responses have none. */
+  /** Extra response headers (e.g. Retry-After). */
   headers?: Iterable<[string, string]>;
 }
 
-export interface ComputedResponse extends ServedResponse {
+/** A catalog read: a 200 in every encoding, with its ETag and cache headers. */
+export interface CatalogRead {
+  status: 200;
+  representations: Representations;
+}
+
+export type ServedResponse = PlainResponse | CatalogRead;
+
+export interface ComputedResponse extends PlainResponse {
   route: CachedRoute;
   tags: Iterable<string>;
   /** False for anything that must not be replayed: mutations, errors. */
@@ -23,6 +33,8 @@ export interface ComputedResponse extends ServedResponse {
 
 export interface ResponseCacheOptions {
   ttlSeconds: number;
+  /** Makes the encodings, ETag and headers of a cacheable body, once per body and replica. */
+  encoder: RepresentationEncoder;
   memory: MemoryStore;
   redis?: {
     store: RedisStore;
@@ -78,8 +90,13 @@ export class ResponseCache {
     return this.enabled ? this.options.memory.get(key) : undefined;
   }
 
+  /**
+   * The response for `key`: from memory, Redis, an identical computation in flight, or `compute`.
+   * Cacheable 200s come back as catalog reads, encoded even when the cache is off or cannot keep
+   * them (HTTP caches and compression still apply).
+   */
   async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
-    if (!this.enabled) return compute();
+    if (!this.enabled) return this.encoded(await compute());
     const cached = this.inflight.get(key) ?? (await this.lookup(key));
     if (cached) return cached;
     let flight = this.inflight.get(key);
@@ -114,7 +131,7 @@ export class ResponseCache {
     const { memory, redis, metrics } = this.options;
     const local = memory.get(key);
     metrics.cacheLookups.inc(local ? LOOKUP_LABELS.memory.hit : LOOKUP_LABELS.memory.miss);
-    if (local) return served(local);
+    if (local) return catalogRead(local);
     if (!redis) return undefined;
     let shared: CacheEntry | undefined;
     try {
@@ -124,25 +141,34 @@ export class ResponseCache {
     }
     metrics.cacheLookups.inc(shared ? LOOKUP_LABELS.redis.hit : LOOKUP_LABELS.redis.miss);
     if (!shared) return undefined;
-    memory.set(key, shared);
-    return served(shared);
+    // Redis holds the body as is: this replica encodes it once, on its way into memory.
+    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
+    memory.set(key, entry);
+    return catalogRead(entry);
   }
 
   private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
     const epoch = this.epoch;
     const readGeneration = this.options.redis?.heardGeneration() ?? 0;
     const response = await compute();
-    if (response.cacheable && response.status === 200 && epoch === this.epoch) {
+    const served = this.encoded(response);
+    if ('representations' in served && epoch === this.epoch) {
       const entry: CacheEntry = {
         body: response.body,
         route: response.route,
         tags: [...response.tags],
         expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
       };
-      this.options.memory.set(key, entry);
+      this.options.memory.set(key, new MemoryEntry(entry, served.representations));
       this.storeShared(key, entry, readGeneration);
     }
-    return { status: response.status, body: response.body, headers: response.headers };
+    return served;
+  }
+
+  /** A cacheable 200 as a catalog read (encoded once, here); anything else as it is. */
+  private encoded({ status, body, headers, cacheable }: ComputedResponse): ServedResponse {
+    if (cacheable && status === 200) return { status, representations: this.options.encoder.encode(body) };
+    return { status, body, headers };
   }
 
   /**
@@ -176,4 +202,4 @@ export class ResponseCache {
   }
 }
 
-const served = (entry: CacheEntry): ServedResponse => ({ status: 200, body: entry.body });
+const catalogRead = (entry: MemoryEntry): CatalogRead => ({ status: 200, representations: entry.representations });

@@ -1,8 +1,9 @@
 import { HeaderMap } from '@apollo/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST } from 'graphql';
 import { graphqlCacheKey } from '../cache/keys.js';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
+import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
@@ -11,24 +12,69 @@ import { recordOperation } from './operation-metrics.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
-interface GraphQLBody {
+/** A GraphQL request's parameters, from a POST's JSON body or a GET's query string. */
+interface GraphQLParams {
   query?: unknown;
   operationName?: unknown;
   variables?: unknown;
+  extensions?: unknown;
 }
 
-function headerMapOf(request: FastifyRequest): HeaderMap {
+const graphqlErrors = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+
+/** A GET parameter that cannot be used: answered 400, naming it. */
+class BadGetParameter extends Error {}
+
+/**
+ * The parameters of `GET /graphql?query=…&operationName=…&variables=<json>&extensions=<json>`
+ * (GraphQL over HTTP): each given at most once, `variables` and `extensions` as JSON text.
+ */
+function parametersOfGet(search: Record<string, string | string[] | undefined>): GraphQLParams {
+  const single = (name: string): string | undefined => {
+    const value = search[name];
+    if (Array.isArray(value)) throw new BadGetParameter(`the ${name} parameter is given ${value.length} times: give it once`);
+    return value;
+  };
+  const json = (name: string): unknown => {
+    const text = single(name);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new BadGetParameter(`the ${name} parameter is not valid JSON: ${(error as Error).message}`);
+    }
+  };
+  const params = {
+    query: single('query'),
+    operationName: single('operationName'),
+    variables: json('variables'),
+    extensions: json('extensions'),
+  };
+  // As in a JSON body, a parameter not given is absent, not undefined (Apollo tells the two apart).
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The request as Apollo sees it. A GET is handed over as the POST it is equivalent to: its
+ * parameters are parsed here and it runs queries only (see the route), so Apollo's own GET
+ * handling, which would also demand a CSRF preflight header that CDNs and plain browser GETs do
+ * not send, has nothing left to check. A POST keeps its own headers, CSRF check included.
+ */
+function apolloHeaders(request: FastifyRequest): HeaderMap {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
+  if (request.method !== 'POST') headers.set('content-type', 'application/json');
   return headers;
 }
 
 /**
- * POST /graphql: Apollo executes, and query responses (never mutations, never errors) go
- * through the response cache, keyed by document, operation name and variables. Every request's
- * operation metrics are recorded here, whether it was executed or answered from the cache.
+ * `POST /graphql`, and `GET /graphql` for queries (GraphQL over HTTP, so browsers and CDNs can
+ * cache them): one handler. Apollo executes, and query responses (never mutations, never errors)
+ * go through the response cache, keyed by document, operation name and variables, and leave as
+ * catalog reads (ETag, Cache-Control, compression). Every request's operation metrics are
+ * recorded here, whether it was executed or answered from the cache.
  */
 export function graphqlRoute(services: Services) {
   return async (app: FastifyInstance) => {
@@ -39,15 +85,24 @@ export function graphqlRoute(services: Services) {
     const apollo = await createApollo(services, { schema, documents, validationRules });
     app.addHook('onClose', () => apollo.stop());
 
-    app.post('/graphql', { schema: { hide: true } }, async (request, reply) => {
+    const handle = async (request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> => {
       const started = performance.now();
-      const body = (request.body ?? {}) as GraphQLBody;
-      const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-      const document = typeof body.query === 'string' ? documents.lookUp(body.query).document : undefined;
+      // The request as a document, the operation to run and its cache key.
+      const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
+      const document = typeof params.query === 'string' ? documents.lookUp(params.query).document : undefined;
       const operation = (document && getOperationAST(document, operationName)) ?? undefined;
+      const cacheKey =
+        operation?.operation === 'query' ? graphqlCacheKey(params.query as string, operationName, params.variables) : undefined;
+
       if (operation?.operation === 'subscription') {
-        const error = { message: 'subscriptions are not supported: use query or mutation', extensions: { code: 'BAD_REQUEST' } };
-        return reply.code(400).send({ errors: [error] });
+        return reply.code(400).send(graphqlErrors('subscriptions are not supported: use query or mutation', 'BAD_REQUEST'));
+      }
+      // GET must be safe (it may be replayed, prefetched, cached): a mutation needs a POST.
+      if (request.method !== 'POST' && operation?.operation === 'mutation') {
+        return reply
+          .code(405)
+          .header('allow', 'POST')
+          .send(graphqlErrors(`mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED'));
       }
       let executionFailed = false;
 
@@ -55,7 +110,7 @@ export function graphqlRoute(services: Services) {
         const scope = createRequestScope(services);
         const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, failed: false };
         const response = await apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method: 'POST', headers: headerMapOf(request), search: '', body },
+          httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request), search: '', body: params },
           context: async () => context,
         });
         if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
@@ -71,14 +126,22 @@ export function graphqlRoute(services: Services) {
       };
 
       // Queries may be answered from the cache or by another request's identical in-flight execution.
-      const served: ServedResponse =
-        operation?.operation === 'query'
-          ? await services.cache.getOrCompute(graphqlCacheKey(body.query as string, operationName, body.variables), execute)
-          : await execute();
+      const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
       const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
       recordOperation(metrics, operationName, operation, outcome, (performance.now() - started) / 1_000);
-      for (const [name, value] of served.headers ?? []) reply.header(name, value);
-      return reply.code(served.status).type('application/json; charset=utf-8').send(served.body);
+      return sendServed(request, reply, served);
+    };
+
+    app.post('/graphql', { schema: { hide: true } }, (request, reply) => handle(request, reply, (request.body ?? {}) as GraphQLParams));
+    app.get('/graphql', { schema: { hide: true } }, (request, reply) => {
+      let params: GraphQLParams;
+      try {
+        params = parametersOfGet(request.query as Record<string, string | string[] | undefined>);
+      } catch (error) {
+        if (!(error instanceof BadGetParameter)) throw error;
+        return reply.code(400).send(graphqlErrors(error.message, 'BAD_REQUEST'));
+      }
+      return handle(request, reply, params);
     });
   };
 }

@@ -17,13 +17,18 @@ export function addCommonHeaders(headers: OutgoingHttpHeaders, requestId: string
   return headers;
 }
 
-/** The common headers on every response Fastify sends; draining starts with Fastify's close. */
+/**
+ * The common headers on every response Fastify sends; draining starts with Fastify's close.
+ * Only catalog reads say how they may be cached (sendServed): everything else — writes, errors,
+ * health, metrics — is `Cache-Control: no-store`.
+ */
 export function installCommonHeaders(app: FastifyInstance, lifecycle: Lifecycle): void {
   app.addHook('preClose', async () => {
     lifecycle.closing = true;
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(addCommonHeaders({}, request.id, lifecycle));
+    if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }

@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { HitMethod } from '../metrics/hot-hit-recorder.js';
 import type { CacheHits } from '../plugins/catalog-cache.js';
 import type { RequestIdOf } from './request-ids.js';
 
@@ -15,7 +16,7 @@ export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdO
       if (!entry) return fastifyHandler(request, response);
       const started = performance.now();
       const requestId = requestIdOf(request);
-      hits.serve(response, entry, requestId);
-      hits.account(entry, requestId, request.url!, performance.now() - started);
+      const status = hits.serve(request, response, entry, requestId);
+      hits.account(entry, request.method as HitMethod, status, requestId, request.url!, performance.now() - started);
     });
 }

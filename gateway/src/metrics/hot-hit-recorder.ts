@@ -1,10 +1,14 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { CachedRoute } from '../cache/entry.js';
 
+export type HitMethod = 'GET' | 'HEAD';
+/** 304 when the client's copy (If-None-Match) is current. */
+export type HitStatus = 200 | 304;
+
 export interface HotHitLabels {
-  method: 'GET';
+  method: HitMethod;
   route: CachedRoute;
-  status_code: '200';
+  status_code: `${HitStatus}`;
 }
 
 /** Hits held before they are folded in anyway, so memory stays bounded between scrapes. */

@@ -8,10 +8,9 @@ import type { MemoryEntry } from '../cache/memory-store.js';
 import type { CacheParts } from '../cache/create-cache.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
-import type { HotHitLabels } from '../metrics/hot-hit-recorder.js';
+import { ifNoneMatchHolds } from '../http/etags.js';
+import type { HitMethod, HitStatus, HotHitLabels } from '../metrics/hot-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
-
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * How a request answered from the in-process cache is handled, wherever it arrives (a Fastify
@@ -19,8 +18,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * written, and its metrics and log line.
  */
 export class CacheHits {
-  // One label set per route, made once: hits allocate nothing for their metrics.
-  private readonly labelsByRoute = new Map<CachedRoute, HotHitLabels>();
+  // One label set per route, method and status, made once: hits allocate nothing for their metrics.
+  private readonly labelsByRoute = new Map<CachedRoute, Record<HitMethod, Record<HitStatus, HotHitLabels>>>();
 
   constructor(
     readonly cache: ResponseCache,
@@ -29,19 +28,26 @@ export class CacheHits {
     private readonly lifecycle: Lifecycle,
   ) {}
 
-  /** The in-process entry answering a request: GETs of REST paths, keyed by path and query as is. */
+  /** The in-process entry answering a request: GETs and HEADs of REST paths, keyed by path and query as is. */
   entryFor(request: Pick<IncomingMessage, 'method' | 'url'>): MemoryEntry | undefined {
-    return request.method === 'GET' && request.url ? this.cache.peek(restCacheKey(request.url)) : undefined;
+    return (request.method === 'GET' || request.method === 'HEAD') && request.url ? this.cache.peek(restCacheKey(request.url)) : undefined;
   }
 
-  /** Writes the cached answer: its bytes, as JSON, with the headers every response carries. */
-  serve(response: ServerResponse, entry: MemoryEntry, requestId: string): void {
-    const bytes = entry.bytes;
-    response.writeHead(
-      200,
-      addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle),
-    );
-    response.end(bytes);
+  /**
+   * Writes the cached answer in the encoding the client accepts, with its precomputed headers and
+   * those every response carries: a 304 without a body when the client's copy is current (a HEAD
+   * gets the headers of the GET, Node writes no body). Returns the status written.
+   */
+  serve(request: IncomingMessage, response: ServerResponse, entry: MemoryEntry, requestId: string): HitStatus {
+    const representation = entry.representations.negotiate(request.headers['accept-encoding']);
+    if (ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
+      response.writeHead(304, addCommonHeaders({ ...representation.notModifiedHeaders }, requestId, this.lifecycle));
+      response.end();
+      return 304;
+    }
+    response.writeHead(200, addCommonHeaders({ ...representation.headers }, requestId, this.lifecycle));
+    response.end(representation.bytes);
+    return 200;
   }
 
   /**
@@ -49,19 +55,22 @@ export class CacheHits {
    * HotHitRecorder), and logs it at debug level only: a log line costs more than serving a hit,
    * and the metrics count them all.
    */
-  account(entry: MemoryEntry, reqId: string, url: string, milliseconds: number): void {
-    this.metrics.hotHits.record(this.labelsFor(entry.route), milliseconds / 1_000);
+  account(entry: MemoryEntry, method: HitMethod, statusCode: HitStatus, reqId: string, url: string, milliseconds: number): void {
+    this.metrics.hotHits.record(this.labelsFor(entry.route)[method][statusCode], milliseconds / 1_000);
     if (this.logger.isLevelEnabled('debug')) {
-      this.logger.debug(
-        { reqId, method: 'GET', url, statusCode: 200, responseTimeMs: milliseconds },
-        'request completed from the in-process cache',
-      );
+      this.logger.debug({ reqId, method, url, statusCode, responseTimeMs: milliseconds }, 'request completed from the in-process cache');
     }
   }
 
-  private labelsFor(route: CachedRoute): HotHitLabels {
+  private labelsFor(route: CachedRoute): Record<HitMethod, Record<HitStatus, HotHitLabels>> {
     let labels = this.labelsByRoute.get(route);
-    if (!labels) this.labelsByRoute.set(route, (labels = { method: 'GET', route, status_code: '200' }));
+    if (!labels) {
+      const byStatus = (method: HitMethod) => ({
+        200: { method, route, status_code: '200' as const },
+        304: { method, route, status_code: '304' as const },
+      });
+      this.labelsByRoute.set(route, (labels = { GET: byStatus('GET'), HEAD: byStatus('HEAD') }));
+    }
     return labels;
   }
 }
@@ -100,10 +109,13 @@ export const catalogCache = fp<CatalogCacheOptions>(
       if (!entry) return done();
       request.cacheHit = entry;
       reply.hijack();
-      hits.serve(reply.raw, entry, request.id);
+      hits.serve(request.raw, reply.raw, entry, request.id);
     });
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.cacheHit) hits.account(request.cacheHit, request.id, request.url, reply.elapsedTime);
+      if (request.cacheHit) {
+        const method = request.method as HitMethod;
+        hits.account(request.cacheHit, method, reply.raw.statusCode as HitStatus, request.id, request.url, reply.elapsedTime);
+      }
       done();
     });
     app.addHook('onClose', () => parts.close());

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CachedRoute } from '../cache/entry.js';
 import { restCacheKey } from '../cache/keys.js';
-import { JSON_CONTENT_TYPE } from '../plugins/catalog-cache.js';
+import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type RequestScope, type Services } from '../services.js';
 
 /**
@@ -21,5 +21,5 @@ export async function replyCached(
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
     return { status: 200, body, route, tags: scope.tags.values, cacheable: true };
   });
-  return reply.code(served.status).type(JSON_CONTENT_TYPE).send(served.body);
+  return sendServed(request, reply, served);
 }
