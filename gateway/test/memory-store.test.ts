@@ -21,6 +21,9 @@ describe('in-process store', () => {
     assert.deepEqual(identity.bytes, Buffer.from(bigBody));
     assert.equal(gunzipSync(gzip!.bytes).toString(), bigBody);
     assert.equal(brotliDecompressSync(br!.bytes).toString(), bigBody);
+    // Each compressed copy holds its own bytes only (zlib's output is a slice of a 16 KiB chunk).
+    assert.equal(gzip!.bytes.buffer.byteLength, gzip!.bytes.length);
+    assert.equal(br!.bytes.buffer.byteLength, br!.bytes.length);
   });
 
   it('counts the body once when it is too small to compress', () => {

@@ -62,6 +62,16 @@ export const COMPRESSION_MIN_BYTES = 1_024;
  */
 const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT } };
 
+/**
+ * zlib's sync output is a slice of its 16 KiB output chunk: kept as is, every cached copy would
+ * hold 16 KiB whatever its size (and the byte budget would not see it). A copy of its own size.
+ */
+function ownCopy(compressed: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(compressed.length);
+  compressed.copy(copy);
+  return copy;
+}
+
 export interface HttpCacheSettings {
   maxAgeSeconds: number;
   staleWhileRevalidateSeconds: number;
@@ -93,8 +103,8 @@ export class RepresentationEncoder {
     if (bytes.length < COMPRESSION_MIN_BYTES) return new Representations(identity, undefined, undefined);
     return new Representations(
       identity,
-      this.representation(gzipSync(bytes), `"${hash}-gzip"`, 'gzip'),
-      this.representation(brotliCompressSync(bytes, BROTLI_OPTIONS), `"${hash}-br"`, 'br'),
+      this.representation(ownCopy(gzipSync(bytes)), `"${hash}-gzip"`, 'gzip'),
+      this.representation(ownCopy(brotliCompressSync(bytes, BROTLI_OPTIONS)), `"${hash}-br"`, 'br'),
     );
   }
 
