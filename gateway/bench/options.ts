@@ -19,11 +19,14 @@ export interface BenchOptions {
   longTailRanks: number;
   /** Which workloads to measure (all by default): lets a profile or an A/B test focus on one. */
   workloads: ReadonlySet<WorkloadName>;
+  /** Another checkout of the repository whose gateway joins the hot mix, for a before/after ratio. */
+  baselineCheckout: string | undefined;
 }
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
-                                [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail]`;
+                                [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail]
+                                [--accept-encoding VALUE] [--baseline-checkout DIR]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -46,6 +49,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'long-tail-ranks': { type: 'string', default: '200000' },
       'profile-gateway': { type: 'boolean', default: false },
       workloads: { type: 'string', default: WORKLOAD_NAMES.join(',') },
+      'accept-encoding': { type: 'string' },
+      'baseline-checkout': { type: 'string' },
     },
     strict: true,
   });
@@ -57,6 +62,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       connections: positiveInteger('connections', values.connections),
       threads: positiveInteger('threads', values.threads),
       timeoutSeconds: 5,
+      acceptEncoding: values['accept-encoding'],
     },
     warmupSeconds: positiveInteger('warmup', values.warmup),
     rounds: positiveInteger('rounds', values.rounds),
@@ -64,6 +70,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     longTailRanks: positiveInteger('long-tail-ranks', values['long-tail-ranks']),
     profileGateway: values['profile-gateway'],
     workloads: workloadSet(values.workloads),
+    baselineCheckout: values['baseline-checkout'],
   };
 }
 

@@ -4,7 +4,7 @@ import type { BenchOptions } from './options.js';
 import type { LoadResult } from './wrk.js';
 
 export type Workload = 'REST mix, cold' | 'REST mix, hot' | 'REST mix, long tail' | 'GraphQL product page, cold';
-export type TargetName = 'gateway' | 'bare node:http' | 'postgraphile';
+export type TargetName = 'gateway' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)';
 
 export interface Cell extends LoadResult {
   workload: Workload;
@@ -48,6 +48,8 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, long tail', 'bare node:http', 0.7),
     ...ratioPair(cells, 'GraphQL product page, cold', 'postgraphile', 1.5),
     ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
+    // Present with --baseline-checkout: this revision against another one, in the same run.
+    ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),
   ];
 }
 

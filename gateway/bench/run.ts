@@ -96,6 +96,23 @@ try {
     );
   };
 
+  /** The gateway of another checkout (--baseline-checkout), started like this one and warmed for the hot mix. */
+  const startBaselineGateway = async (repoRoot: string, hotPaths: Iterable<string>): Promise<ServerProcess> => {
+    const baseline = await startGateway({
+      databaseUrl: dataset.databaseUrl,
+      redisUrl: redis.url,
+      logLevel: options.gatewayLogLevel,
+      logDir: LOG_DIR,
+      name: 'gateway-baseline',
+      repoRoot,
+    });
+    cleanups.push(() => baseline.stop());
+    const revision = execFileSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    log(`baseline gateway (commit ${revision} in ${repoRoot}) ready at ${baseline.baseUrl}`);
+    await warmCache(baseline, hotPaths);
+    return baseline;
+  };
+
   // GraphQL product page, cold: each target gets its own uniform ids, so neither finds rows the
   // other just asked for (in Postgres, or in the gateway's cache).
   if (options.workloads.has('page')) {
@@ -159,16 +176,14 @@ try {
     if (options.workloads.has('hot')) {
       const hotPaths = new Set(restHot.requests.map(({ path }) => path));
       log(`warming the gateway's cache with the ${hotPaths.size} distinct hot paths`);
-      await forEachConcurrently(hotPaths, 32, async (path) => {
-        const response = await fetch(gateway.baseUrl + path);
-        await response.arrayBuffer();
-        if (!response.ok) throw new Error(`gateway answered ${response.status} to ${path} while warming its cache`);
-      });
+      await warmCache(gateway, hotPaths);
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
       const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare, warmup: restHot, rounds: hotRounds, cold: false },
+        ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
     }
@@ -227,6 +242,15 @@ if (failed.length > 0) {
     `FAILED: ${failed.map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`).join('; ')}`,
   );
   process.exit(1);
+}
+
+/** Asks `server` for every path once, so its in-process cache holds them all. */
+async function warmCache(server: ServerProcess, paths: Iterable<string>): Promise<void> {
+  await forEachConcurrently(paths, 32, async (path) => {
+    const response = await fetch(server.baseUrl + path);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${server.name} answered ${response.status} to ${path} while warming its cache`);
+  });
 }
 
 /** The commit the gateway ran from, and whether its sources had uncommitted changes. */

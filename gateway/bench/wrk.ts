@@ -10,6 +10,8 @@ export interface LoadSettings {
   connections: number;
   durationSeconds: number;
   timeoutSeconds: number;
+  /** Sent with every GET (e.g. `gzip, deflate, br`, as browsers do); none by default. */
+  acceptEncoding?: string;
 }
 
 /** What wrk/replay-plan.lua reports (times in microseconds). */
@@ -54,6 +56,7 @@ export async function runWrk(baseUrl: string, planFile: string, settings: LoadSe
     '--',
     planFile,
     String(settings.threads),
+    ...(settings.acceptEncoding ? [settings.acceptEncoding] : []),
   ];
   const { stdout } = await promisify(execFile)('wrk', args, { maxBuffer: 1 << 20 });
   const line = stdout.split('\n').find((candidate) => candidate.startsWith(RESULT_PREFIX));

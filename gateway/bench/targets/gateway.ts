@@ -17,6 +17,8 @@ export interface GatewaySettings {
   name?: string;
   /** Extra gateway settings (env vars). */
   env?: Record<string, string>;
+  /** The checkout whose gateway runs: this one, or another revision for a before/after comparison. */
+  repoRoot?: string;
 }
 
 /** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
@@ -28,13 +30,14 @@ export async function startGateway({
   cpuProfileDir,
   name = 'gateway',
   env = {},
+  repoRoot = REPO_ROOT,
 }: GatewaySettings): Promise<ServerProcess> {
   const port = await freePort();
   return startServerProcess({
     name,
     command: process.execPath,
     args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), '--import', 'tsx', 'gateway/src/cli.ts'],
-    cwd: REPO_ROOT,
+    cwd: repoRoot,
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -1,7 +1,8 @@
 -- Replays a request plan written by bench/plans.ts: one "METHOD<TAB>PATH<TAB>BODY" line per
 -- request (BODY empty for GETs). Each thread starts at its own slice of the plan and walks
 -- it in order, so the ids of a cold plan are not repeated until the plan wraps around.
--- Args (after `--`): plan file, thread count. Prints one JSON line prefixed "WRK_RESULT ".
+-- Args (after `--`): plan file, thread count, and optionally an Accept-Encoding for every GET.
+-- Prints one JSON line prefixed "WRK_RESULT ".
 
 local threads_set_up = 0
 
@@ -11,13 +12,14 @@ function setup(thread)
 end
 
 function init(args)
-  local plan_file, thread_count = args[1], tonumber(args[2])
+  local plan_file, thread_count, accept_encoding = args[1], tonumber(args[2]), args[3]
+  local get_headers = accept_encoding and { ["Accept-Encoding"] = accept_encoding } or nil
   requests = {}
   for line in io.lines(plan_file) do
     local method, path, body = line:match("^(%u+)\t([^\t]+)\t(.*)$")
     if not method then error("bad plan line in " .. plan_file .. ": " .. line) end
     if body == "" then
-      requests[#requests + 1] = wrk.format(method, path)
+      requests[#requests + 1] = wrk.format(method, path, get_headers)
     else
       requests[#requests + 1] = wrk.format(method, path, { ["Content-Type"] = "application/json" }, body)
     end
