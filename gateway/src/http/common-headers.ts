@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeader } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 export interface Lifecycle {
@@ -11,9 +11,9 @@ export interface Lifecycle {
  * and, while closing, `Connection: close`, so keep-alive clients hang up at once instead of
  * holding the drain open until their idle timeout.
  */
-export function addCommonHeaders(headers: OutgoingHttpHeaders, requestId: string, lifecycle: Lifecycle): OutgoingHttpHeaders {
-  headers['x-request-id'] = requestId;
-  if (lifecycle.closing) headers.connection = 'close';
+export function addCommonHeaders(headers: OutgoingHttpHeader[], requestId: string, lifecycle: Lifecycle): OutgoingHttpHeader[] {
+  headers.push('x-request-id', requestId);
+  if (lifecycle.closing) headers.push('connection', 'close');
   return headers;
 }
 
@@ -27,7 +27,8 @@ export function installCommonHeaders(app: FastifyInstance, lifecycle: Lifecycle)
     lifecycle.closing = true;
   });
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.headers(addCommonHeaders({}, request.id, lifecycle));
+    const common = addCommonHeaders([], request.id, lifecycle);
+    for (let index = 0; index < common.length; index += 2) reply.header(String(common[index]), common[index + 1]);
     if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });

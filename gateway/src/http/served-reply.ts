@@ -1,6 +1,5 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import { JSON_CONTENT_TYPE, type HeaderList } from '../cache/representations.js';
 import type { ServedResponse } from '../cache/response-cache.js';
 import { ifNoneMatchHolds } from './etags.js';
 
@@ -24,9 +23,12 @@ export function sendServed(request: FastifyRequest, reply: FastifyReply, served:
 }
 
 /** Sets `headers`, adding to a Vary set earlier (CORS varies by Origin) instead of replacing it. */
-function withHeaders(reply: FastifyReply, headers: Readonly<OutgoingHttpHeaders>): FastifyReply {
-  const vary = reply.getHeader('vary');
-  reply.headers(headers);
-  if (vary) reply.header('vary', `${String(vary)}, ${String(headers.vary)}`);
+function withHeaders(reply: FastifyReply, headers: HeaderList): FastifyReply {
+  const earlierVary = reply.getHeader('vary');
+  for (let index = 0; index < headers.length; index += 2) {
+    const name = String(headers[index]);
+    const value = headers[index + 1];
+    reply.header(name, name === 'vary' && earlierVary ? `${String(earlierVary)}, ${String(value)}` : value);
+  }
   return reply;
 }

@@ -41,11 +41,11 @@ export class CacheHits {
   serve(request: IncomingMessage, response: ServerResponse, entry: MemoryEntry, requestId: string): HitStatus {
     const representation = entry.representations.negotiate(request.headers['accept-encoding']);
     if (ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-      response.writeHead(304, addCommonHeaders({ ...representation.notModifiedHeaders }, requestId, this.lifecycle));
+      response.writeHead(304, addCommonHeaders(representation.notModifiedHeaders.slice(), requestId, this.lifecycle));
       response.end();
       return 304;
     }
-    response.writeHead(200, addCommonHeaders({ ...representation.headers }, requestId, this.lifecycle));
+    response.writeHead(200, addCommonHeaders(representation.headers.slice(), requestId, this.lifecycle));
     response.end(representation.bytes);
     return 200;
   }
