@@ -8,6 +8,7 @@ import { graphqlRoute } from './graphql/route.js';
 import { healthRoutes } from './health/routes.js';
 import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
+import { installGracefulClose } from './http/graceful-close.js';
 import { createServerWithHotLane } from './http/hot-lane.js';
 import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
+  installGracefulClose(app, lifecycle);
   installValidators(app);
   installUtf8JsonParser(app);
   const failures = new FailureLog(logger, deps.failureSummaryMs);

@@ -70,7 +70,10 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     defaultText: 'on, off when `NODE_ENV=production`',
   },
   BODY_LIMIT_BYTES: { description: 'largest request body (413 beyond)' },
-  SHUTDOWN_GRACE_MS: { description: 'on SIGTERM, how long in-flight requests may finish' },
+  SHUTDOWN_GRACE_MS: {
+    description:
+      'on SIGTERM, how long draining may take: keep-alive clients get up to half of it to receive one more response (with `Connection: close`) and hang up, then in-flight requests finish',
+  },
 };
 
 /** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */
