@@ -156,10 +156,16 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     }
   });
 
+  // The node offers several identical volumes; whichever the claim bound must stay its volume.
+  let postgresVolume: string | undefined;
   step('the Postgres StatefulSet runs on a bound PersistentVolume', async () => {
     const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
     assert.equal(claim.status.phase, 'Bound');
-    assert.equal(claim.spec.volumeName, 'node-pv-0');
+    assert.match(claim.spec.volumeName, /^node-pv-\d+$/);
+    postgresVolume = claim.spec.volumeName;
+    const volume = await cluster.getJson(['pv', claim.spec.volumeName]);
+    assert.equal(volume.status.phase, 'Bound');
+    assert.equal(volume.spec.claimRef.name, claim.metadata.name);
     const statefulSet = await cluster.getJson(['statefulset', name('postgresql'), '-n', NAMESPACE]);
     assert.equal(statefulSet.status.readyReplicas, 1);
   });
@@ -487,7 +493,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     );
     const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
     assert.equal(claim.status.phase, 'Bound');
-    assert.equal(claim.spec.volumeName, 'node-pv-0');
+    assert.equal(claim.spec.volumeName, postgresVolume);
   });
 
   // The dev loop: skaffold.yaml's local-podman profile, its release in its own namespace.
