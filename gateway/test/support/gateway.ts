@@ -84,6 +84,12 @@ export function graphql(app: FastifyInstance, query: string, variables?: Record<
   });
 }
 
+/** A series' value in the /metrics text, 0 when absent. */
+export function metricValue(metrics: string, series: string): number {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
 /** The suite's Redis, on a database number of the caller's own so cached bodies never mix. */
 export function testRedisUrl(database: number): string {
   const url = process.env.TEST_REDIS_URL;
