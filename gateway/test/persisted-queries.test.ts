@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import type { FastifyInstance } from 'fastify';
 import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
-import { countStatements, createFixtureDatabase, metricValue, startGateway, testRedisUrl } from './support/gateway.js';
+import {
+  countStatements,
+  createFixtureDatabase,
+  metricValue,
+  startGateway,
+  startListeningGateway,
+  testRedisUrl,
+} from './support/gateway.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const persisted = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
@@ -12,6 +21,7 @@ const persisted = (query: string) => ({ persistedQuery: { version: 1, sha256Hash
 const NOT_FOUND = { errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] };
 
 const PRODUCT_NAME = 'query ProductName($id: ID!) { product(id: $id) { id name } }';
+const PRODUCT_SLOGAN = 'query ProductSlogan($id: ID!) { product(id: $id) { id slogan } }';
 const CAMO = { data: { product: { id: '1', name: 'Camo Onesie' } } };
 
 function post(app: FastifyInstance, body: unknown) {
@@ -58,7 +68,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
   });
 
   it('keys the response cache by the resolved text: hash-only and full-text requests share one entry, on every replica', async () => {
-    const query = 'query ProductSlogan($id: ID!) { product(id: $id) { id slogan } }';
+    const query = PRODUCT_SLOGAN;
     const variables = { id: '5' };
     const asText = await post(first, { query, variables }); // computed once, cached in-process and in Redis
     assert.equal(asText.statusCode, 200, asText.body);
@@ -131,6 +141,71 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json(), CAMO);
   });
+});
+
+describe("Apollo Client's PersistedQueryLink against two replicas sharing Redis", () => {
+  let first: { app: FastifyInstance; base: string };
+  let second: { app: FastifyInstance; base: string };
+  before(async () => {
+    const databaseUrl = await createFixtureDatabase();
+    const env = { REDIS_URL: testRedisUrl(13) };
+    [first, second] = await Promise.all([startListeningGateway(databaseUrl, env), startListeningGateway(databaseUrl, env)]);
+  });
+  after(() => Promise.all([first.app.close(), second.app.close()]));
+
+  /** An Apollo Client with the persisted-query link, and the request bodies it sent. */
+  function client(base: string, useGETForHashedQueries = false) {
+    const sent: Array<{ query?: string; extensions?: unknown }> = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (init?.body) sent.push(JSON.parse(String(init.body)) as { query?: string });
+      else sent.push(Object.fromEntries(new URL(String(input)).searchParams));
+      return fetch(input, init);
+    };
+    const link = new PersistedQueryLink({ sha256, useGETForHashedQueries }).concat(
+      new HttpLink({ uri: `${base}/graphql`, fetch: recordingFetch }),
+    );
+    return { apollo: new ApolloClient({ link, cache: new InMemoryCache() }), sent };
+  }
+
+  it('registers on the first replica after one PERSISTED_QUERY_NOT_FOUND; the second answers the hash alone', async () => {
+    const query = gql(PRODUCT_NAME);
+    const a = client(first.base);
+    const fromFirst = await a.apollo.query({ query, variables: { id: '1' }, fetchPolicy: 'network-only' });
+    assert.deepEqual(fromFirst.data, { product: { __typename: 'Product', id: '1', name: 'Camo Onesie' } });
+    assert.deepEqual(
+      a.sent.map((body) => [typeof body.query, body.extensions !== undefined]),
+      [
+        ['undefined', true],
+        ['string', true],
+      ],
+      'hash alone, then hash and text',
+    );
+    await first.app.services.persistedQueries.settled();
+
+    const b = client(second.base);
+    const fromSecond = await b.apollo.query({ query, variables: { id: '5' }, fetchPolicy: 'network-only' });
+    assert.equal((fromSecond.data as { product: { name: string } }).product.name, 'Heir Force Ones');
+    assert.equal(b.sent.length, 1);
+    assert.equal(b.sent[0]!.query, undefined, 'the hash alone was enough');
+  });
+
+  it(
+    'sends hashed queries over GET (useGETForHashedQueries), answered from the response cache',
+    { todo: 'needs GET from i14-http' },
+    async () => {
+      const query = gql(PRODUCT_SLOGAN);
+      await client(first.base).apollo.query({ query, variables: { id: '2' }, fetchPolicy: 'network-only' }); // registers over POST
+      await first.app.services.persistedQueries.settled();
+      const overGet = client(second.base, true);
+      const statements = await countStatements(second.app, async () => {
+        const result = await overGet.apollo.query({ query, variables: { id: '2' }, fetchPolicy: 'network-only' });
+        assert.equal((result.data as { product: { slogan: string } }).product.slogan, "You've got to wear shades");
+      });
+      assert.deepEqual(statements, [], 'answered from the response cache shared through Redis');
+      assert.equal(overGet.sent.length, 1);
+      assert.equal(overGet.sent[0]!.query, undefined);
+    },
+  );
 });
 
 describe('GRAPHQL_APQ=false', () => {
