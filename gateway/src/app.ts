@@ -50,6 +50,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
   // Read before anything is opened: a bad manifest stops the start-up with nothing to release.
   const trustedDocuments = loadTrustedDocuments(config);
+  if (trustedDocuments) {
+    logger.info(
+      { manifest: config.GRAPHQL_TRUSTED_DOCUMENTS, operations: trustedDocuments.size },
+      "trusted documents: only the manifest's operations run",
+    );
+  }
   const metrics = createMetrics();
   const db = new Database({
     url: config.DATABASE_URL,

@@ -124,6 +124,8 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
       [{ query: 42, extensions: persisted(PRODUCT_NAME) }, /query must be a string, not a number/],
       [{ documentId: hash }, /no trusted-documents manifest is configured \(GRAPHQL_TRUSTED_DOCUMENTS\)/],
       [{ doc_id: 'abc', query: PRODUCT_NAME }, /documentId\/doc_id names a trusted document/],
+      [JSON.stringify([{ query: PRODUCT_NAME, extensions: persisted(PRODUCT_NAME) }]), /Operation batching disabled/],
+      ['"just a string"', /POST body missing/],
     ];
     for (const [body, message] of cases) {
       const response = await post(first, body);

@@ -24,7 +24,7 @@ export interface GraphQLParams {
 /** What the route runs: the request as Apollo is given it, and what the gateway knows of it. */
 export interface ResolvedOperation {
   /** The request for Apollo, as a POST body: the query text resolved, the persisted-query extension consumed. */
-  params: { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown };
+  params: GraphQLParams;
   operationName: string | undefined;
   document: DocumentNode | undefined;
   operation: OperationDefinitionNode | undefined;
@@ -137,6 +137,8 @@ export class PersistedQueries {
 
   async resolve(params: GraphQLParams): Promise<ResolvedOperation | RefusedOperation> {
     const { counter } = this.options;
+    // Not an object (a batch array, a bare string): Apollo names what is wrong with it.
+    if (!isRecord(params)) return { params, operationName: undefined, document: undefined, operation: undefined, cacheKey: undefined };
     try {
       const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
       if ('refused' in resolved) return resolved;
