@@ -9,6 +9,7 @@ import {
   countStatements,
   createFixtureDatabase,
   metricValue,
+  postGraphQL,
   startGateway,
   startListeningGateway,
   testRedisUrl,
@@ -24,15 +25,6 @@ const PRODUCT_NAME = 'query ProductName($id: ID!) { product(id: $id) { id name }
 const PRODUCT_SLOGAN = 'query ProductSlogan($id: ID!) { product(id: $id) { id slogan } }';
 const CAMO = { data: { product: { id: '1', name: 'Camo Onesie' } } };
 
-function post(app: FastifyInstance, body: unknown) {
-  return app.inject({
-    method: 'POST',
-    url: '/graphql',
-    headers: { 'content-type': 'application/json' },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
-
 const metrics = async (app: FastifyInstance) => (await app.inject({ method: 'GET', url: '/metrics' })).body;
 
 describe('automatic persisted queries shared through Redis by two replicas', () => {
@@ -47,7 +39,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
 
   it("answers a hash it does not know with Apollo Server's PERSISTED_QUERY_NOT_FOUND: 200, never cached", async () => {
     const query = `${PRODUCT_NAME} # never registered`;
-    const response = await post(first, { query: undefined, variables: { id: '1' }, extensions: persisted(query) });
+    const response = await postGraphQL(first, { query: undefined, variables: { id: '1' }, extensions: persisted(query) });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), NOT_FOUND);
     assert.equal(response.headers['cache-control'], 'private, no-cache, must-revalidate');
@@ -55,13 +47,13 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
   });
 
   it('registers a query sent with its hash on one replica; the other answers the hash alone from Redis', async () => {
-    const registered = await post(first, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
+    const registered = await postGraphQL(first, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
     assert.equal(registered.statusCode, 200, registered.body);
     assert.deepEqual(registered.json(), CAMO);
     await first.services.persistedQueries.settled(); // the Redis write happens after the reply
 
     // The second replica never saw the text: it can only have come from Redis.
-    const hashOnly = await post(second, { variables: { id: '2' }, extensions: persisted(PRODUCT_NAME) });
+    const hashOnly = await postGraphQL(second, { variables: { id: '2' }, extensions: persisted(PRODUCT_NAME) });
     assert.equal(hashOnly.statusCode, 200, hashOnly.body);
     assert.deepEqual(hashOnly.json(), { data: { product: { id: '2', name: 'Bright Future Sunglasses' } } });
     assert.equal(metricValue(await metrics(second), 'catalog_graphql_persisted_queries_total{result="hit"}'), 1);
@@ -70,14 +62,14 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
   it('keys the response cache by the resolved text: hash-only and full-text requests share one entry, on every replica', async () => {
     const query = PRODUCT_SLOGAN;
     const variables = { id: '5' };
-    const asText = await post(first, { query, variables }); // computed once, cached in-process and in Redis
+    const asText = await postGraphQL(first, { query, variables }); // computed once, cached in-process and in Redis
     assert.equal(asText.statusCode, 200, asText.body);
-    await post(first, { query, variables, extensions: persisted(query) }); // registers the hash
+    await postGraphQL(first, { query, variables, extensions: persisted(query) }); // registers the hash
     await Promise.all([first.services.cache.settled(), first.services.persistedQueries.settled()]);
 
     for (const app of [first, second]) {
       const statements = await countStatements(app, async () => {
-        const hashOnly = await post(app, { variables, extensions: persisted(query) });
+        const hashOnly = await postGraphQL(app, { variables, extensions: persisted(query) });
         assert.equal(hashOnly.statusCode, 200, hashOnly.body);
         assert.equal(hashOnly.body, asText.body);
       });
@@ -88,22 +80,22 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
 
   it('refuses a hash that is not the SHA-256 of the query with a 400 naming it, and registers nothing', async () => {
     const other = '{ product(id: 3) { name } }';
-    const response = await post(first, { query: other, extensions: persisted(PRODUCT_NAME.replace('name', 'slogan')) });
+    const response = await postGraphQL(first, { query: other, extensions: persisted(PRODUCT_NAME.replace('name', 'slogan')) });
     assert.equal(response.statusCode, 400);
     assert.equal(
       response.json().errors[0].message,
       `extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${sha256(other)}`,
     );
-    const hashOnly = await post(first, { variables: { id: '1' }, extensions: persisted(PRODUCT_NAME.replace('name', 'slogan')) });
+    const hashOnly = await postGraphQL(first, { variables: { id: '1' }, extensions: persisted(PRODUCT_NAME.replace('name', 'slogan')) });
     assert.deepEqual(hashOnly.json(), NOT_FOUND, 'the hash was not taken over by the other query');
   });
 
   it('never registers a query that cannot run: Apollo reports its errors, the hash stays unknown', async () => {
     const invalid = '{ product(id: 1) { nope } }';
-    const response = await post(first, { query: invalid, extensions: persisted(invalid) });
+    const response = await postGraphQL(first, { query: invalid, extensions: persisted(invalid) });
     assert.equal(response.statusCode, 400);
     assert.match(response.json().errors[0].message, /Cannot query field "nope"/);
-    assert.deepEqual((await post(first, { extensions: persisted(invalid) })).json(), NOT_FOUND);
+    assert.deepEqual((await postGraphQL(first, { extensions: persisted(invalid) })).json(), NOT_FOUND);
   });
 
   it('answers malformed persisted-query requests with a 400 naming the problem, never a 500', async () => {
@@ -128,7 +120,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
       ['"just a string"', /POST body missing/],
     ];
     for (const [body, message] of cases) {
-      const response = await post(first, body);
+      const response = await postGraphQL(first, body);
       assert.equal(response.statusCode, 400, `${JSON.stringify(body).slice(0, 120)}: ${response.body.slice(0, 300)}`);
       assert.match(String(response.headers['content-type']), /^application\/json/);
       assert.match(response.json().errors[0].message, message);
@@ -218,12 +210,12 @@ describe('GRAPHQL_APQ=false', () => {
   after(() => app.close());
 
   it('answers PERSISTED_QUERY_NOT_SUPPORTED (Apollo Client then sends plain text) and still runs plain queries', async () => {
-    const hashed = await post(app, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
+    const hashed = await postGraphQL(app, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
     assert.equal(hashed.statusCode, 200);
     assert.deepEqual(hashed.json(), {
       errors: [{ message: 'PersistedQueryNotSupported', extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } }],
     });
-    assert.deepEqual((await post(app, { query: PRODUCT_NAME, variables: { id: '1' } })).json(), CAMO);
+    assert.deepEqual((await postGraphQL(app, { query: PRODUCT_NAME, variables: { id: '1' } })).json(), CAMO);
   });
 });
 
@@ -250,14 +242,14 @@ describe('APQ with Redis frozen (SIGSTOP)', () => {
       timer = setTimeout(() => reject(new Error('no answer while Redis is frozen')), 10_000);
     });
     try {
-      return await Promise.race([post(app, body), hung]);
+      return await Promise.race([postGraphQL(app, body), hung]);
     } finally {
       clearTimeout(timer);
     }
   }
 
   it('falls back to in-process: a miss asks for the text once, registered queries keep running, never a 500', async () => {
-    const registered = await post(first, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
+    const registered = await postGraphQL(first, { query: PRODUCT_NAME, variables: { id: '1' }, extensions: persisted(PRODUCT_NAME) });
     assert.deepEqual(registered.json(), CAMO);
     await first.services.persistedQueries.settled();
     redis.freeze();

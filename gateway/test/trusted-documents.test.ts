@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { countStatements, createFixtureDatabase, startGateway, startGatewayCli } from './support/gateway.js';
+import { countStatements, createFixtureDatabase, postGraphQL, startGateway, startGatewayCli } from './support/gateway.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -28,10 +28,6 @@ const APOLLO_MANIFEST = {
 /** What the Relay compiler's persistOutput writes: ids of its own (an MD5 by default). */
 const RELAY_ID = '3f1c5a0d9e8b7c6a5f4e3d2c1b0a9f8e';
 const RELAY_MANIFEST = { [RELAY_ID]: PRODUCT_NAME };
-
-function post(app: FastifyInstance, body: unknown) {
-  return app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-}
 
 let directory: string;
 let databaseUrl: string;
@@ -64,31 +60,31 @@ describe('trusted documents from an Apollo persisted-query manifest', () => {
       { variables, query: PRODUCT_NAME, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(PRODUCT_NAME) } } },
     ];
     for (const request of requests) {
-      const response = await post(app, request);
+      const response = await postGraphQL(app, request);
       assert.equal(response.statusCode, 200, `${JSON.stringify(request)}: ${response.body}`);
       assert.deepEqual(response.json(), CAMO);
     }
   });
 
   it('runs introspection only as listed in the manifest', async () => {
-    const listed = await post(app, { documentId: 'query-type' });
+    const listed = await postGraphQL(app, { documentId: 'query-type' });
     assert.equal(listed.statusCode, 200, listed.body);
     assert.deepEqual(listed.json(), { data: { __schema: { queryType: { name: 'Query' } } } });
-    const other = await post(app, { query: '{ __schema { types { name } } }' });
+    const other = await postGraphQL(app, { query: '{ __schema { types { name } } }' });
     assert.equal(other.statusCode, 400);
     assert.equal(other.json().errors[0].extensions.code, 'PERSISTED_QUERY_NOT_IN_LIST');
   });
 
   it('answers every way of naming one operation from one response-cache entry', async () => {
     const variables = { id: '5' };
-    const first = await post(app, { variables, query: PRODUCT_SLOGAN });
+    const first = await postGraphQL(app, { variables, query: PRODUCT_SLOGAN });
     assert.equal(first.statusCode, 200, first.body);
     const statements = await countStatements(app, async () => {
       for (const request of [
         { variables, doc_id: sha256(PRODUCT_SLOGAN) },
         { variables, documentId: `sha256:${sha256(PRODUCT_SLOGAN)}` },
       ]) {
-        assert.equal((await post(app, request)).body, first.body);
+        assert.equal((await postGraphQL(app, request)).body, first.body);
       }
     });
     assert.deepEqual(statements, []);
@@ -115,7 +111,7 @@ describe('trusted documents from an Apollo persisted-query manifest', () => {
       [{ variables: { id: '1' } }, /send a trusted document id \(documentId, doc_id or extensions.persistedQuery\) or its query text/],
     ];
     for (const [body, message, code] of cases) {
-      const response = await post(app, body);
+      const response = await postGraphQL(app, body);
       assert.equal(response.statusCode, 400, `${JSON.stringify(body).slice(0, 100)}: ${response.body.slice(0, 300)}`);
       const [error] = response.json().errors;
       assert.match(error.message, message);
@@ -137,11 +133,11 @@ describe("trusted documents from Relay's persisted_queries.json", () => {
 
   it("runs an operation by Relay's doc_id, by documentId and by text; refuses others", async () => {
     for (const request of [{ doc_id: RELAY_ID }, { documentId: RELAY_ID }, { query: PRODUCT_NAME }]) {
-      const response = await post(app, { ...request, variables: { id: '1' } });
+      const response = await postGraphQL(app, { ...request, variables: { id: '1' } });
       assert.equal(response.statusCode, 200, `${JSON.stringify(request)}: ${response.body}`);
       assert.deepEqual(response.json(), CAMO);
     }
-    const other = await post(app, { query: PRODUCT_SLOGAN, variables: { id: '1' } });
+    const other = await postGraphQL(app, { query: PRODUCT_SLOGAN, variables: { id: '1' } });
     assert.equal(other.statusCode, 400);
     assert.equal(other.json().errors[0].extensions.code, 'PERSISTED_QUERY_NOT_IN_LIST');
   });

@@ -76,11 +76,16 @@ export async function countStatements(app: FastifyInstance, work: () => Promise<
 export const authorized = { authorization: `Bearer ${WRITE_TOKEN}` };
 
 export function graphql(app: FastifyInstance, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return postGraphQL(app, { query, variables }, headers);
+}
+
+/** POST /graphql with any body: an object sent as JSON (persisted-query fields and all), a string as is. */
+export function postGraphQL(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({
     method: 'POST',
     url: '/graphql',
     headers: { 'content-type': 'application/json', ...headers },
-    payload: JSON.stringify({ query, variables }),
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
 
