@@ -103,7 +103,10 @@ describe('trusted documents from an Apollo persisted-query manifest', () => {
         'PERSISTED_QUERY_NOT_IN_LIST',
       ],
       [{ doc_id: sha256(PRODUCT_NAME), query: PRODUCT_SLOGAN }, /the query text differs from trusted document/],
-      [{ doc_id: sha256(PRODUCT_NAME), documentId: sha256(PRODUCT_NAME) }, /name the operation once: documentId and doc_id were both sent/],
+      [
+        { doc_id: sha256(PRODUCT_NAME), documentId: sha256(PRODUCT_NAME) },
+        /name the operation once: documentId and doc_id were sent together/,
+      ],
       [{ doc_id: 'x'.repeat(10_000) }, /doc_id must be a string of 1 to 256 characters/],
       [{ documentId: 12 }, /documentId must be a string of 1 to 256 characters/],
       [{ extensions: { persistedQuery: { version: 2, sha256Hash: sha256(PRODUCT_NAME) } } }, /only version 1 is supported/],

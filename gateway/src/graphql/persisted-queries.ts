@@ -64,7 +64,7 @@ class BadPersistedQuery extends Error {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
 
 /** `extensions` as an object: a POST body carries one, a GET query string its JSON text. */
 function extensionsOf(params: GraphQLParams): Record<string, unknown> | undefined {
@@ -77,21 +77,21 @@ function extensionsOf(params: GraphQLParams): Record<string, unknown> | undefine
       throw new BadPersistedQuery('extensions is not valid JSON: send a JSON object');
     }
   }
-  if (!isRecord(extensions)) throw new BadPersistedQuery(`extensions must be a JSON object, not ${describe(extensions)}`);
+  if (!isRecord(extensions)) throw new BadPersistedQuery(`extensions must be a JSON object, not ${kindOf(extensions)}`);
   return extensions;
 }
 
 /** The hash (or, with a manifest, the id) of Apollo's `persistedQuery` extension; version 1 only. */
 function persistedQueryId(persistedQuery: unknown, idPattern: 'sha256' | 'any'): string {
   const shape = 'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<SHA-256 of the query, hex>"}';
-  if (!isRecord(persistedQuery)) throw new BadPersistedQuery(`${shape}, not ${describe(persistedQuery)}`);
+  if (!isRecord(persistedQuery)) throw new BadPersistedQuery(`${shape}, not ${kindOf(persistedQuery)}`);
   const { version, sha256Hash } = persistedQuery;
   if (version !== 1) {
     throw new BadPersistedQuery(
       `extensions.persistedQuery.version ${JSON.stringify(version) ?? 'is missing'}: only version 1 is supported`,
     );
   }
-  if (typeof sha256Hash !== 'string') throw new BadPersistedQuery(`${shape}: sha256Hash is ${describe(sha256Hash)}`);
+  if (typeof sha256Hash !== 'string') throw new BadPersistedQuery(`${shape}: sha256Hash is ${kindOf(sha256Hash)}`);
   if (idPattern === 'any') return documentIdOf(sha256Hash, 'extensions.persistedQuery.sha256Hash');
   if (!SHA256_HEX.test(sha256Hash)) {
     throw new BadPersistedQuery(
@@ -111,7 +111,7 @@ function documentIdOf(id: unknown, field: string): string {
 /** `query` as sent: text, or absent (a hash-only request); anything else is refused. */
 function sentText(query: unknown): string | typeof HASH_ONLY {
   if (query === undefined || query === null) return HASH_ONLY;
-  if (typeof query !== 'string') throw new BadPersistedQuery(`query must be a string, not ${describe(query)}`);
+  if (typeof query !== 'string') throw new BadPersistedQuery(`query must be a string, not ${kindOf(query)}`);
   return query;
 }
 
@@ -196,7 +196,7 @@ export class PersistedQueries {
       ['extensions.persistedQuery', persistedQuery],
     ].filter(([, value]) => value !== undefined);
     if (named.length > 1)
-      throw new BadPersistedQuery(`name the operation once: ${named.map(([field]) => field).join(' and ')} were both sent`);
+      throw new BadPersistedQuery(`name the operation once: ${named.map(([field]) => field).join(' and ')} were sent together`);
     const text = sentText(params.query);
     if (named.length === 0) {
       if (text === HASH_ONLY)

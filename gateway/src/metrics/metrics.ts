@@ -64,7 +64,7 @@ export function createMetrics() {
     }),
     graphqlPersistedQueries: new Counter({
       name: 'catalog_graphql_persisted_queries_total',
-      help: 'Persisted-query requests (APQ hash or trusted-document id) by result: hit, miss (PERSISTED_QUERY_NOT_FOUND), registered, refused (400)',
+      help: 'Persisted-query requests (APQ hash or trusted-document id) by result: hit, miss (PERSISTED_QUERY_NOT_FOUND), registered, refused (a 400, or PERSISTED_QUERY_NOT_SUPPORTED with APQ off)',
       labelNames: ['result'] as const,
       registers,
     }),
