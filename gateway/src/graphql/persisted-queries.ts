@@ -40,6 +40,13 @@ export interface RefusedOperation {
   refused: { status: number; headers: Record<string, string>; body: string };
 }
 
+/** The text to run (as sent, unless resolved), with its SHA-256 when already known. */
+interface ResolvedText {
+  query: unknown;
+  sha256Hash?: string;
+  extensions: unknown;
+}
+
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const HASH_ONLY = Symbol('hash only');
 
@@ -142,7 +149,7 @@ export class PersistedQueries {
     try {
       const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
       if ('refused' in resolved) return resolved;
-      return this.operationOf(params, resolved.query, resolved.extensions);
+      return this.operationOf(params, resolved);
     } catch (error) {
       if (!(error instanceof BadPersistedQuery)) throw error;
       counter.inc({ result: 'refused' });
@@ -151,7 +158,7 @@ export class PersistedQueries {
   }
 
   /** Without a manifest: the text as sent, or by APQ hash (registered when sent with its text). */
-  private async apqText(params: GraphQLParams): Promise<{ query: unknown; extensions: unknown } | RefusedOperation> {
+  private async apqText(params: GraphQLParams): Promise<ResolvedText | RefusedOperation> {
     const { store, counter, documents } = this.options;
     if (params.documentId !== undefined || params.doc_id !== undefined) {
       throw new BadPersistedQuery(
@@ -171,22 +178,22 @@ export class PersistedQueries {
       const registered = await store.get(hash);
       counter.inc({ result: registered === undefined ? 'miss' : 'hit' });
       if (registered === undefined) return graphqlErrorResponse(200, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
-      return { query: registered, extensions: otherExtensions };
+      return { query: registered, sha256Hash: hash, extensions: otherExtensions };
     }
     const actual = sha256(text);
     if (actual !== hash) {
       throw new BadPersistedQuery(`extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${actual}`);
     }
     // Only documents that can run are shared; others get their errors from Apollo as usual.
-    if (documents.lookUp(text).valid) {
+    if (documents.lookUp(text, hash).valid) {
       store.register(hash, text);
       counter.inc({ result: 'registered' });
     }
-    return { query: text, extensions: otherExtensions };
+    return { query: text, sha256Hash: hash, extensions: otherExtensions };
   }
 
   /** With a manifest: only its operations, named by id (documentId, doc_id, APQ hash) or sent as its exact text. */
-  private trustedText(params: GraphQLParams, trusted: TrustedDocuments): { query: string; extensions: unknown } {
+  private trustedText(params: GraphQLParams, trusted: TrustedDocuments): ResolvedText {
     const { counter } = this.options;
     const extensions = extensionsOf(params);
     const { persistedQuery, ...otherExtensions } = extensions ?? {};
@@ -223,22 +230,26 @@ export class PersistedQueries {
     return { query: trustedText, extensions: otherExtensions };
   }
 
-  private operationOf(params: GraphQLParams, query: unknown, extensions: unknown): ResolvedOperation {
+  private operationOf(params: GraphQLParams, { query, sha256Hash, extensions }: ResolvedText): ResolvedOperation {
     const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
-    const document = typeof query === 'string' ? this.options.documents.lookUp(query).document : undefined;
+    const document = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash).document : undefined;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const cacheKey =
       operation?.operation === 'query' ? graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
-    // Only the fields sent: Apollo tells an empty request apart by its having no keys.
-    const fields = { query, operationName: params.operationName, variables: params.variables, extensions };
     return {
-      params: Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+      params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
       operationName,
       document,
       operation,
       cacheKey,
     };
   }
+}
+
+/** The request Apollo runs: only the fields sent (Apollo tells an empty request apart by its having no keys). */
+function resolvedParams(params: GraphQLParams, query: unknown, extensions: unknown): GraphQLParams {
+  const fields = { query, operationName: params.operationName, variables: params.variables, extensions };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
 /**
