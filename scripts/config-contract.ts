@@ -20,6 +20,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   DATABASE_URL: 'postgresql / externalDatabase',
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
+  GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
@@ -76,7 +77,8 @@ export function chartSettings(): ChartSetting[] {
     .map((env) => {
       const property = properties[env];
       const override = CHART_DEFAULTS[env];
-      const value = override?.value ?? (property.default as string | number | boolean);
+      const gatewayDefault = property.default as string | number | undefined;
+      const value = override?.value ?? (isBooleanSwitch(property) ? gatewayDefault === 'true' : (gatewayDefault as string | number));
       const schema: Record<string, unknown> = isBooleanSwitch(property)
         ? { type: 'boolean' }
         : property.enum

@@ -4,7 +4,9 @@ import { createCache } from './cache/create-cache.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
+import { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import { graphqlRoute } from './graphql/route.js';
+import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { healthRoutes } from './health/routes.js';
 import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
@@ -47,6 +49,14 @@ export interface AppDependencies {
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or run `npm start` in the repository)');
   const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
+  // Read before anything is opened: a bad manifest stops the start-up with nothing to release.
+  const trustedDocuments = loadTrustedDocuments(config);
+  if (trustedDocuments) {
+    logger.info(
+      { manifest: config.GRAPHQL_TRUSTED_DOCUMENTS, operations: trustedDocuments.size },
+      "trusted documents: only the manifest's operations run",
+    );
+  }
   const metrics = createMetrics();
   const db = new Database({
     url: config.DATABASE_URL,
@@ -73,6 +83,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
     cache: cacheParts.cache,
+    persistedQueries: new PersistedQueryStore(cacheParts.redis, config.GRAPHQL_APQ_TTL_SECONDS),
+    trustedDocuments,
     writes: new ProductWrites(repositories.products, events),
     metrics,
   };

@@ -27,6 +27,12 @@ export const configSchema = z.object({
     .optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  GRAPHQL_APQ: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  GRAPHQL_APQ_TTL_SECONDS: integer(60, 30 * 86_400, 86_400),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
 });
 
 /**
@@ -73,6 +79,18 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   SHUTDOWN_GRACE_MS: {
     description:
       'on SIGTERM, how long draining may take: keep-alive clients get up to half of it to receive one more response (with `Connection: close`) and hang up, then in-flight requests finish',
+  },
+  GRAPHQL_APQ: {
+    description:
+      "`true`/`false`: automatic persisted queries (Apollo's APQ protocol), stored in Redis for every replica with an in-process copy in front; off, hash-only requests are answered `PERSISTED_QUERY_NOT_SUPPORTED`",
+  },
+  GRAPHQL_APQ_TTL_SECONDS: {
+    description: 'how long a registered persisted query is kept in Redis (a client whose hash expired re-sends the query once)',
+  },
+  GRAPHQL_TRUSTED_DOCUMENTS: {
+    description:
+      'path of a trusted-documents manifest (Apollo `persisted-query-manifest.json` or Relay `persisted_queries.json`): only its operations run, by id or by identical text; anything else is a 400. Checked at start-up',
+    defaultText: '– (any operation runs)',
   },
 };
 

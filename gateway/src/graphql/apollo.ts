@@ -28,6 +28,9 @@ export async function createApollo(
     // GRAPHQL_INTROSPECTION is enforced by `validationRules`, which the document cache applies
     // too; Apollo's own switch would add a rule only Apollo knows.
     introspection: true,
+    // Persisted queries are resolved before Apollo (graphql/persisted-queries.ts), in a store all
+    // replicas share; Apollo's own per-process store would be a second one.
+    persistedQueries: false,
     plugins: [
       documents.apolloParsesPlugin,
       operationGuardPlugin,

@@ -1,21 +1,14 @@
 import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { getOperationAST } from 'graphql';
-import { graphqlCacheKey } from '../cache/keys.js';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
 import { DocumentCache } from './documents.js';
+import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
 import { recordOperation } from './operation-metrics.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
-
-interface GraphQLBody {
-  query?: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-}
 
 function headerMapOf(request: FastifyRequest): HeaderMap {
   const headers = new HeaderMap();
@@ -36,15 +29,18 @@ export function graphqlRoute(services: Services) {
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
+    const persistedQueries = createPersistedQueries(services, documents);
     const apollo = await createApollo(services, { schema, documents, validationRules });
     app.addHook('onClose', () => apollo.stop());
 
     app.post('/graphql', { schema: { hide: true } }, async (request, reply) => {
       const started = performance.now();
-      const body = (request.body ?? {}) as GraphQLBody;
-      const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-      const document = typeof body.query === 'string' ? documents.lookUp(body.query).document : undefined;
-      const operation = (document && getOperationAST(document, operationName)) ?? undefined;
+      const resolved = await persistedQueries.resolve((request.body ?? {}) as GraphQLParams);
+      if ('refused' in resolved) {
+        const { status, headers, body } = resolved.refused;
+        return reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+      }
+      const { params: body, operationName, operation, cacheKey } = resolved;
       if (operation?.operation === 'subscription') {
         const error = { message: 'subscriptions are not supported: use query or mutation', extensions: { code: 'BAD_REQUEST' } };
         return reply.code(400).send({ errors: [error] });
@@ -71,10 +67,7 @@ export function graphqlRoute(services: Services) {
       };
 
       // Queries may be answered from the cache or by another request's identical in-flight execution.
-      const served: ServedResponse =
-        operation?.operation === 'query'
-          ? await services.cache.getOrCompute(graphqlCacheKey(body.query as string, operationName, body.variables), execute)
-          : await execute();
+      const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
       const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
       recordOperation(metrics, operationName, operation, outcome, (performance.now() - started) / 1_000);
       for (const [name, value] of served.headers ?? []) reply.header(name, value);
