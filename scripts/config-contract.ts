@@ -26,6 +26,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
 const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean; why: string }>> = {
   HOST: { value: '0.0.0.0', why: 'so the Service and probes reach the pod' },
   GRAPHQL_INTROSPECTION: { value: false, why: 'a public endpoint need not publish its schema; turn on for GraphQL IDEs and codegen' },
+  GRAPHQL_IDE: { value: false, why: 'the IDE is a development tool; it needs GRAPHQL_INTROSPECTION on to load the schema' },
 };
 
 /** Chart-specific advice shown with a value. */
@@ -76,7 +77,7 @@ export function chartSettings(): ChartSetting[] {
     .map((env) => {
       const property = properties[env];
       const override = CHART_DEFAULTS[env];
-      const value = override?.value ?? (property.default as string | number | boolean);
+      const value = override?.value ?? (isBooleanSwitch(property) ? property.default === 'true' : (property.default as string | number));
       const schema: Record<string, unknown> = isBooleanSwitch(property)
         ? { type: 'boolean' }
         : property.enum
