@@ -5,7 +5,7 @@ import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';
 import { createElement } from 'react';
 import { createRoot } from 'react-dom/client';
-import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
+import { PRODUCT_PAGE_QUERY } from './product-page.js';
 
 // The worker files' hashed names, set by the build (esbuild `define`).
 declare const IDE_WORKERS: { editor: string; json: string; graphql: string };
