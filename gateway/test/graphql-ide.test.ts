@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { readFile } from 'node:fs/promises';
+import { HeaderMap } from '@apollo/server';
 import { loadConfig } from '../src/config.js';
+import { createApollo } from '../src/graphql/apollo.js';
+import { DocumentCache } from '../src/graphql/documents.js';
+import { createSchema } from '../src/graphql/schema.js';
+import { gatewayValidationRules } from '../src/graphql/validation-rules.js';
+import { createRequestScope } from '../src/services.js';
 import { createFixtureDatabase, startGateway } from './support/gateway.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -71,6 +77,23 @@ describe('GraphQL IDE off', () => {
     assert.equal(browser.response.body, client.response.body);
     const { script } = JSON.parse(await readFile(new URL('../dist/ide/manifest.json', import.meta.url), 'utf8')) as { script: string };
     assert.equal((await app.inject({ url: `/graphql/ide/${script}` })).statusCode, 404);
+  });
+
+  it("never answers a browser's GET with Apollo's landing page (Apollo Sandbox from a CDN)", async () => {
+    const schema = createSchema();
+    const validationRules = gatewayValidationRules({ maxDepth: 8, introspection: true });
+    const documents = new DocumentCache(schema, validationRules, app.services.metrics.graphqlDocumentParses);
+    const apollo = await createApollo(app.services, { schema, documents, validationRules });
+    try {
+      const headers = new HeaderMap([['accept', BROWSER_ACCEPT]]);
+      const response = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: 'GET', headers, search: '', body: undefined },
+        context: async () => ({ services: app.services, scope: createRequestScope(app.services), authorization: undefined, failed: false }),
+      });
+      assert.doesNotMatch(response.headers.get('content-type') ?? '', /text\/html/);
+    } finally {
+      await apollo.stop();
+    }
   });
 
   it('is on by default in development and off when NODE_ENV=production (the chart)', () => {
