@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { PRODUCT_PAGE_QUERY } from '../../../scripts/test/product-page.js';
 import { withChromium } from '../../../scripts/test/chromium.js';
-import { allowOnlyOrigins, fetchAgainRevalidating, startPageOrigin, type PageFetchResult } from '../support/browser.js';
+import { allowOnlyOrigins, fetchAgainRevalidating, startPageOrigin, type PageFetchResult, type Revalidation } from '../support/browser.js';
 import { createFixtureDatabase, startListeningGateway } from '../support/gateway.js';
 
 /** fetch() run by the page's own script, as a storefront's code would call the gateway. */
@@ -21,6 +21,12 @@ function fetchFromPage(page: Page, url: string, init: RequestInit = {}): Promise
     },
     [url, init] as const,
   );
+}
+
+function assertRevalidated(again: Revalidation): void {
+  assert.ok(again.ifNoneMatch, 'the browser held an ETag to send back');
+  assert.equal(again.wireStatus, 304);
+  assert.ok(again.sameBody);
 }
 
 const productPagePost = (): RequestInit => ({
@@ -73,13 +79,19 @@ describe('a page on another origin calling the gateway from headless Chromium', 
     });
   });
 
+  /** Runs `work` on a page of the allowed origin (no request interception: it turns the HTTP cache off). */
+  const onShopPage = (work: (context: BrowserContext, page: Page) => Promise<void>) =>
+    withChromium(async (context) => {
+      const page = await context.newPage();
+      await page.goto(`${shop.origin}/`);
+      await work(context, page);
+    });
+
   it(
     'lets the allowed origin query GraphQL over GET, preflighted past CSRF prevention',
     { todo: 'needs GET /graphql from i14-http' },
     async () => {
-      await withChromium(async (context) => {
-        const page = await context.newPage();
-        await page.goto(`${shop.origin}/`);
+      await onShopPage(async (_context, page) => {
         const url = `${base}/graphql?${new URLSearchParams({ query: PRODUCT_PAGE_QUERY, variables: JSON.stringify({ id: '1' }) })}`;
         const result = await fetchFromPage(page, url, { headers: { 'apollo-require-preflight': 'true' } });
         assert.equal(result.status, 200, result.error);
@@ -93,28 +105,16 @@ describe('a page on another origin calling the gateway from headless Chromium', 
   it('sees the browser revalidate with If-None-Match and a 304 where the gateway sends an ETag', async () => {
     const page = await (await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } })).text();
     const stylesheet = `${base}${/href="(\/graphql\/ide\/[^"]+\.css)"/.exec(page)![1]}`;
-    await withChromium(async (context) => {
-      const tab = await context.newPage();
-      await tab.goto(`${shop.origin}/`);
-      const again = await fetchAgainRevalidating(context, tab, stylesheet);
-      assert.ok(again.ifNoneMatch);
-      assert.equal(again.wireStatus, 304);
-      assert.ok(again.sameBody);
-    });
+    await onShopPage(async (context, page) => assertRevalidated(await fetchAgainRevalidating(context, page, stylesheet)));
   });
 
   it(
     'revalidates a cached REST answer: the second fetch sends If-None-Match and gets 304',
     { todo: 'needs ETag from i14-http' },
     async () => {
-      await withChromium(async (context) => {
-        const page = await context.newPage();
-        await page.goto(`${shop.origin}/`);
-        const again = await fetchAgainRevalidating(context, page, `${base}/products/1/styles`);
-        assert.ok(again.ifNoneMatch, 'the browser held an ETag to send back');
-        assert.equal(again.wireStatus, 304);
-        assert.ok(again.sameBody);
-      });
+      await onShopPage(async (context, page) =>
+        assertRevalidated(await fetchAgainRevalidating(context, page, `${base}/products/1/styles`)),
+      );
     },
   );
 });
