@@ -27,6 +27,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
 const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean; why: string }>> = {
   HOST: { value: '0.0.0.0', why: 'so the Service and probes reach the pod' },
   GRAPHQL_INTROSPECTION: { value: false, why: 'a public endpoint need not publish its schema; turn on for GraphQL IDEs and codegen' },
+  GRAPHQL_IDE: { value: false, why: 'the IDE is a development tool; it needs GRAPHQL_INTROSPECTION on to load the schema' },
 };
 
 /** Chart-specific advice shown with a value. */

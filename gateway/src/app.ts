@@ -5,12 +5,14 @@ import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
 import { PersistedQueryStore } from './graphql/persisted-query-store.js';
+import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
 import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { healthRoutes } from './health/routes.js';
 import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
 import { installGracefulClose } from './http/graceful-close.js';
+import { CorsPolicy, installCors } from './http/cors.js';
 import { createServerWithHotLane } from './http/hot-lane.js';
 import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
@@ -91,7 +93,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
-  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle);
+  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
+  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
     serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
     loggerInstance: logger as FastifyBaseLogger,
@@ -113,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
   installGracefulClose(app, lifecycle);
+  await installCors(app, cors);
   installValidators(app);
   installUtf8JsonParser(app);
   const failures = new FailureLog(logger, deps.failureSummaryMs);
@@ -125,6 +129,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
   await app.register(graphqlRoute(services));
+  if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {
     await catalogSwaps.close();

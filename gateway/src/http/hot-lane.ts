@@ -15,7 +15,7 @@ export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdO
       if (!entry) return fastifyHandler(request, response);
       const started = performance.now();
       const requestId = requestIdOf(request);
-      hits.serve(response, entry, requestId);
+      hits.serve(response, entry, requestId, request.headers.origin);
       hits.account(entry, requestId, request.url!, performance.now() - started);
     });
 }

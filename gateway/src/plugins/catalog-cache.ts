@@ -8,6 +8,7 @@ import type { MemoryEntry } from '../cache/memory-store.js';
 import type { CacheParts } from '../cache/create-cache.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
+import type { CorsPolicy } from '../http/cors.js';
 import type { HotHitLabels } from '../metrics/hot-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 
@@ -27,6 +28,7 @@ export class CacheHits {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly lifecycle: Lifecycle,
+    private readonly cors: CorsPolicy,
   ) {}
 
   /** The in-process entry answering a request: GETs of REST paths, keyed by path and query as is. */
@@ -34,13 +36,11 @@ export class CacheHits {
     return request.method === 'GET' && request.url ? this.cache.peek(restCacheKey(request.url)) : undefined;
   }
 
-  /** Writes the cached answer: its bytes, as JSON, with the headers every response carries. */
-  serve(response: ServerResponse, entry: MemoryEntry, requestId: string): void {
+  /** Writes the cached answer: its bytes, as JSON, with the headers every response carries and CORS's for `origin`. */
+  serve(response: ServerResponse, entry: MemoryEntry, requestId: string, origin: string | undefined): void {
     const bytes = entry.bytes;
-    response.writeHead(
-      200,
-      addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle),
-    );
+    const headers = addCommonHeaders({ 'content-type': JSON_CONTENT_TYPE, 'content-length': bytes.length }, requestId, this.lifecycle);
+    response.writeHead(200, this.cors.addTo(headers, origin));
     response.end(bytes);
   }
 
@@ -100,7 +100,7 @@ export const catalogCache = fp<CatalogCacheOptions>(
       if (!entry) return done();
       request.cacheHit = entry;
       reply.hijack();
-      hits.serve(reply.raw, entry, request.id);
+      hits.serve(reply.raw, entry, request.id, request.headers.origin);
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (request.cacheHit) hits.account(request.cacheHit, request.id, request.url, reply.elapsedTime);
