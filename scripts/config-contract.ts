@@ -20,12 +20,14 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   DATABASE_URL: 'postgresql / externalDatabase',
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
+  GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
 const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean; why: string }>> = {
   HOST: { value: '0.0.0.0', why: 'so the Service and probes reach the pod' },
   GRAPHQL_INTROSPECTION: { value: false, why: 'a public endpoint need not publish its schema; turn on for GraphQL IDEs and codegen' },
+  GRAPHQL_IDE: { value: false, why: 'the IDE is a development tool; it needs GRAPHQL_INTROSPECTION on to load the schema' },
 };
 
 /** Chart-specific advice shown with a value. */
@@ -76,7 +78,8 @@ export function chartSettings(): ChartSetting[] {
     .map((env) => {
       const property = properties[env];
       const override = CHART_DEFAULTS[env];
-      const value = override?.value ?? (property.default as string | number | boolean);
+      const gatewayDefault = property.default as string | number | undefined;
+      const value = override?.value ?? (isBooleanSwitch(property) ? gatewayDefault === 'true' : (gatewayDefault as string | number));
       const schema: Record<string, unknown> = isBooleanSwitch(property)
         ? { type: 'boolean' }
         : property.enum

@@ -151,6 +151,50 @@ describe('what the value sets render', () => {
     assert.equal(withToken.find((e) => e.name === 'WRITE_TOKEN').valueFrom.secretKeyRef.key, 'WRITE_TOKEN');
   });
 
+  test('a trusted-documents manifest is mounted read-only and named by GRAPHQL_TRUSTED_DOCUMENTS; a new one rolls the pods', async () => {
+    const manifest = JSON.stringify({ 'product-name': 'query ProductName($id: ID!) { product(id: $id) { name } }' });
+    const gatewayPod = (manifests: Manifest[]) => (findManifest(manifests, 'Deployment', '-gateway') as any).spec.template;
+    const inline = parseManifests(await helm.template({ gateway: { trustedDocuments: { manifest } } }));
+    const configMap = findManifest(inline, 'ConfigMap', '-trusted-documents') as any;
+    assert.equal(configMap.data['manifest.json'], manifest);
+    const pod = gatewayPod(inline);
+    const [container] = pod.spec.containers;
+    assert.equal(
+      container.env.find((e: any) => e.name === 'GRAPHQL_TRUSTED_DOCUMENTS').value,
+      '/etc/catalog-gateway/trusted-documents/manifest.json',
+    );
+    const mount = container.volumeMounts.find((m: any) => m.name === 'trusted-documents');
+    assert.deepEqual(mount, { name: 'trusted-documents', mountPath: '/etc/catalog-gateway/trusted-documents', readOnly: true });
+    assert.equal(pod.spec.volumes.find((v: any) => v.name === 'trusted-documents').configMap.name, configMap.metadata.name);
+
+    const changed = gatewayPod(parseManifests(await helm.template({ gateway: { trustedDocuments: { manifest: `${manifest} ` } } })));
+    assert.notEqual(changed.metadata.annotations['checksum/trusted-documents'], pod.metadata.annotations['checksum/trusted-documents']);
+
+    const existing = parseManifests(
+      await helm.template({ gateway: { trustedDocuments: { existingConfigMap: { name: 'storefront-operations', key: 'relay.json' } } } }),
+    );
+    assert.equal(
+      existing.find((m: any) => m.kind === 'ConfigMap' && m.metadata.name.endsWith('-trusted-documents')),
+      undefined,
+    );
+    const existingPod = gatewayPod(existing).spec;
+    assert.equal(existingPod.volumes.find((v: any) => v.name === 'trusted-documents').configMap.name, 'storefront-operations');
+    assert.equal(
+      existingPod.containers[0].env.find((e: any) => e.name === 'GRAPHQL_TRUSTED_DOCUMENTS').value,
+      '/etc/catalog-gateway/trusted-documents/relay.json',
+    );
+
+    const defaults = gatewayPod(manifestsOf('defaults')).spec;
+    assert.equal(
+      defaults.containers[0].env.find((e: any) => e.name === 'GRAPHQL_TRUSTED_DOCUMENTS'),
+      undefined,
+    );
+    assert.equal(
+      defaults.volumes.find((v: any) => v.name === 'trusted-documents'),
+      undefined,
+    );
+  });
+
   test('the gateway drains: preStop sleep, then a grace period longer than SHUTDOWN_GRACE_MS plus that sleep', () => {
     const pod = (findManifest(manifestsOf('defaults'), 'Deployment', '-gateway') as any).spec.template.spec;
     const preStopSeconds = pod.containers[0].lifecycle.preStop.sleep.seconds;

@@ -4,10 +4,15 @@ import { createCache } from './cache/create-cache.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
+import { PersistedQueryStore } from './graphql/persisted-query-store.js';
+import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
+import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { healthRoutes } from './health/routes.js';
 import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
+import { installGracefulClose } from './http/graceful-close.js';
+import { CorsPolicy, installCors } from './http/cors.js';
 import { createServerWithHotLane } from './http/hot-lane.js';
 import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
@@ -46,6 +51,14 @@ export interface AppDependencies {
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (or run `npm start` in the repository)');
   const logger = deps.logger ?? pino({ level: config.LOG_LEVEL });
+  // Read before anything is opened: a bad manifest stops the start-up with nothing to release.
+  const trustedDocuments = loadTrustedDocuments(config);
+  if (trustedDocuments) {
+    logger.info(
+      { manifest: config.GRAPHQL_TRUSTED_DOCUMENTS, operations: trustedDocuments.size },
+      "trusted documents: only the manifest's operations run",
+    );
+  }
   const metrics = createMetrics();
   const db = new Database({
     url: config.DATABASE_URL,
@@ -72,13 +85,16 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
     cache: cacheParts.cache,
+    persistedQueries: new PersistedQueryStore(cacheParts.redis, config.GRAPHQL_APQ_TTL_SECONDS),
+    trustedDocuments,
     writes: new ProductWrites(repositories.products, events),
     metrics,
   };
 
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
-  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle);
+  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
+  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
     serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
     loggerInstance: logger as FastifyBaseLogger,
@@ -99,6 +115,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
+  installGracefulClose(app, lifecycle);
+  await installCors(app, cors);
   installValidators(app);
   installUtf8JsonParser(app);
   const failures = new FailureLog(logger, deps.failureSummaryMs);
@@ -111,6 +129,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
   await app.register(graphqlRoute(services));
+  if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {
     await catalogSwaps.close();

@@ -47,7 +47,8 @@ logger.info(
   'catalog-gateway ready',
 );
 
-// SIGTERM: stop accepting, let in-flight requests finish (at most SHUTDOWN_GRACE_MS), then close.
+// SIGTERM: ask keep-alive clients to hang up (up to half of SHUTDOWN_GRACE_MS for them to get one
+// more response), then stop accepting and let in-flight requests finish within the rest of it.
 let shuttingDown = false;
 async function shutDown(signal: string): Promise<void> {
   if (shuttingDown) return;
@@ -58,7 +59,7 @@ async function shutDown(signal: string): Promise<void> {
     flush();
     process.exit(1);
   }, config.SHUTDOWN_GRACE_MS).unref();
-  await app.close();
+  await app.closeGracefully(config.SHUTDOWN_GRACE_MS / 2);
   logger.info('requests drained, connections closed');
   logger.info('shut down cleanly');
   flush();

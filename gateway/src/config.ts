@@ -2,6 +2,25 @@ import { z } from 'zod';
 
 const integer = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
+/** `true`/`false`, as the chart's boolean values render. */
+const booleanSwitch = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** `https://shop.example, http://127.0.0.1:3000` → the origins, each exactly as a browser sends it. */
+function parseOrigins(list: string, context: z.RefinementCtx): string[] {
+  const origins = list
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    if (URL.canParse(origin) && new URL(origin).origin === origin) continue;
+    context.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `"${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`,
+    });
+  }
+  return origins;
+}
+
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
@@ -21,12 +40,15 @@ export const configSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: integer(1, 600_000, 2_000),
   GRAPHQL_MAX_DEPTH: integer(1, 100, 8),
   GRAPHQL_MAX_COMPLEXITY: integer(1, 1_000_000, 1_000),
-  GRAPHQL_INTROSPECTION: z
-    .enum(['true', 'false'])
-    .transform((value) => value === 'true')
-    .optional(),
+  GRAPHQL_INTROSPECTION: booleanSwitch.optional(),
   BODY_LIMIT_BYTES: integer(1_024, 100 * 1024 * 1024, 65_536),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  GRAPHQL_APQ: booleanSwitch.default('true'),
+  GRAPHQL_APQ_TTL_SECONDS: integer(60, 30 * 86_400, 86_400),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+  GRAPHQL_IDE: booleanSwitch.optional(),
+  CORS_ORIGINS: z.string().min(0).default('').transform(parseOrigins),
+  CORS_CREDENTIALS: booleanSwitch.default('false'),
   HTTP_CACHE_MAX_AGE_SECONDS: integer(0, 31_536_000, 60),
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
 });
@@ -72,7 +94,35 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     defaultText: 'on, off when `NODE_ENV=production`',
   },
   BODY_LIMIT_BYTES: { description: 'largest request body (413 beyond)' },
-  SHUTDOWN_GRACE_MS: { description: 'on SIGTERM, how long in-flight requests may finish' },
+  SHUTDOWN_GRACE_MS: {
+    description:
+      'on SIGTERM, how long draining may take: keep-alive clients get up to half of it to receive one more response (with `Connection: close`) and hang up, then in-flight requests finish',
+  },
+  GRAPHQL_APQ: {
+    description:
+      "`true`/`false`: automatic persisted queries (Apollo's APQ protocol), stored in Redis for every replica with an in-process copy in front; off, hash-only requests are answered `PERSISTED_QUERY_NOT_SUPPORTED`",
+  },
+  GRAPHQL_APQ_TTL_SECONDS: {
+    description: 'how long a registered persisted query is kept in Redis (a client whose hash expired re-sends the query once)',
+  },
+  GRAPHQL_TRUSTED_DOCUMENTS: {
+    description:
+      'path of a trusted-documents manifest (Apollo `persisted-query-manifest.json` or Relay `persisted_queries.json`): only its operations run, by id or by identical text; anything else is a 400. Checked at start-up',
+    defaultText: '– (any operation runs)',
+  },
+  GRAPHQL_IDE: {
+    description:
+      '`true`/`false`: a browser opening `GET /graphql` gets the GraphiQL IDE (served from the gateway itself, offline); off, it gets what any client gets',
+    defaultText: 'on, off when `NODE_ENV=production`',
+  },
+  CORS_ORIGINS: {
+    description:
+      'comma-separated origins (`https://shop.example`) whose pages may call the API from a browser (CORS); empty, no CORS headers are sent and cross-origin pages cannot read responses',
+    defaultText: '– (no cross-origin access)',
+  },
+  CORS_CREDENTIALS: {
+    description: '`true`/`false`: allow those origins to send cookies and HTTP authentication (`Access-Control-Allow-Credentials`)',
+  },
   HTTP_CACHE_MAX_AGE_SECONDS: {
     description:
       '`Cache-Control: public, max-age=…` of catalog reads (REST GETs, GraphQL queries without errors) for browsers and CDNs; `0` sends `no-cache` (store, but revalidate with the ETag every time). Writes and errors are always `no-store`',
@@ -83,8 +133,11 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
 };
 
-/** Unset GRAPHQL_INTROSPECTION: on in development, off when NODE_ENV=production. */
-export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION'> & { GRAPHQL_INTROSPECTION: boolean };
+/** Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production. */
+export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION' | 'GRAPHQL_IDE'> & {
+  GRAPHQL_INTROSPECTION: boolean;
+  GRAPHQL_IDE: boolean;
+};
 
 /** Thrown with every invalid variable listed, so one start-up attempt shows them all. */
 export class ConfigError extends Error {}
@@ -97,5 +150,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);
   }
-  return { ...parsed.data, GRAPHQL_INTROSPECTION: parsed.data.GRAPHQL_INTROSPECTION ?? env.NODE_ENV !== 'production' };
+  const development = env.NODE_ENV !== 'production';
+  return {
+    ...parsed.data,
+    GRAPHQL_INTROSPECTION: parsed.data.GRAPHQL_INTROSPECTION ?? development,
+    GRAPHQL_IDE: parsed.data.GRAPHQL_IDE ?? development,
+  };
 }

@@ -2,6 +2,8 @@ import type { ResponseCache } from './cache/response-cache.js';
 import { ResponseTags } from './cache/tags.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { PersistedQueryStore } from './graphql/persisted-query-store.js';
+import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { SharedBatchers } from './loaders/shared-batchers.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -17,6 +19,10 @@ export interface Services {
   batchers: SharedBatchers;
   pager: ProductPager;
   cache: ResponseCache;
+  /** Automatic persisted queries, shared through the cache's Redis. */
+  persistedQueries: PersistedQueryStore;
+  /** Trusted-documents mode's manifest: only its operations run. Undefined when off. */
+  trustedDocuments: TrustedDocuments | undefined;
   writes: ProductWrites;
   metrics: Metrics;
 }

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { startPostgres, type PostgresServer } from '../../scripts/test/postgres.js';
 import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
-import { createCatalog, createFixtureDatabase, eventually, graphql, startGateway } from './support/gateway.js';
+import { createCatalog, createFixtureDatabase, eventually, graphql, metricValue, startGateway } from './support/gateway.js';
 
 const seed = () => readFile(new URL('fixtures/seed.sql', import.meta.url), 'utf8');
 
@@ -49,12 +49,6 @@ describe('Postgres frozen (SIGSTOP): alive but silent', () => {
     await eventually('served again', async () => (await get('/products/2')).statusCode === 200);
   });
 });
-
-/** A counter's value in the /metrics text, 0 when absent. */
-function metricValue(metrics: string, series: string): number {
-  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line ? Number(line.split(' ')[1]) : 0;
-}
 
 describe('Redis frozen (SIGSTOP): connections open, nothing answers', () => {
   let redis: RedisServer;

@@ -1,21 +1,6 @@
-// Headless Debian Chromium through playwright-core: renders a report, checks its plots were
-// rasterised, and takes screenshots. No browser download: CHROMIUM_BIN or /usr/bin/chromium.
-import { chromium } from 'playwright-core';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Renders a report in headless Chromium, checks its plots were rasterised, and takes screenshots.
 import { pathToFileURL } from 'node:url';
-
-const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { withChromium } from '../../scripts/test/chromium.js';
 
 export interface DrawnSeries {
   chart: string;
@@ -35,14 +20,7 @@ export async function inspectReport(
   htmlFile: string,
   screenshotFile?: string,
 ): Promise<{ drawn: DrawnSeries[]; externalRequests: string[] }> {
-  const profile = await mkdtemp(join(tmpdir(), 'catalog-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: FLAGS,
-    headless: true,
-    viewport: { width: 1000, height: 800 },
-  });
-  try {
+  return withChromium(async (context) => {
     const externalRequests: string[] = [];
     const page = await context.newPage();
     await page.route('**/*', (route) => {
@@ -89,8 +67,5 @@ export async function inspectReport(
     });
     if (screenshotFile) await page.screenshot({ path: screenshotFile, fullPage: true });
     return { drawn, externalRequests };
-  } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
-  }
+  });
 }

@@ -1,2 +1,1 @@
-export declare const PRODUCT_PAGE_QUERY: string;
-export declare function productPageBody(id: number | string): string;
+export { PRODUCT_PAGE_QUERY, productPageBody } from '../../gateway/ide/product-page.js';

@@ -17,6 +17,7 @@ export const TYPE_CHECKED_PROJECTS = [
   'gateway',
   'gateway/test',
   'gateway/bench',
+  'gateway/ide',
   'charts/test',
   'dashboards',
   'k6',

@@ -132,6 +132,16 @@ imagePullSecrets:
 {{- include "catalog-gateway.componentName" (dict "root" . "component" "gateway") }}
 {{- end }}
 
+{{/* The ConfigMap with the trusted-documents manifest, or "" when there is none. */}}
+{{- define "catalog-gateway.gateway.trustedDocumentsName" -}}
+{{- $trusted := .Values.gateway.trustedDocuments }}
+{{- if $trusted.existingConfigMap.name }}
+{{- $trusted.existingConfigMap.name }}
+{{- else if $trusted.manifest }}
+{{- include "catalog-gateway.componentName" (dict "root" . "component" "trusted-documents") }}
+{{- end }}
+{{- end }}
+
 {{/* Name of the Secret with the in-chart Postgres password. */}}
 {{- define "catalog-gateway.postgresql.secretName" -}}
 {{- .Values.postgresql.auth.existingSecret | default (include "catalog-gateway.componentName" (dict "root" . "component" "postgresql")) }}

@@ -104,3 +104,20 @@ export async function createClusterCertificates(dir: string): Promise<ClusterCer
 
   return { ca, apiserver, serviceAccountKey, serviceAccountPublicKey, clients };
 }
+
+/**
+ * The kube-apiserver flags both test clusters share: serving and client certificates, service
+ * account tokens, the Service range and RBAC.
+ */
+export function apiServerSecurityFlags(certs: ClusterCertificates, serviceCidr: string): string[] {
+  return [
+    `--tls-cert-file=${certs.apiserver.cert}`,
+    `--tls-private-key-file=${certs.apiserver.key}`,
+    `--client-ca-file=${certs.ca.cert}`,
+    '--service-account-issuer=https://kubernetes.default.svc',
+    `--service-account-key-file=${certs.serviceAccountPublicKey}`,
+    `--service-account-signing-key-file=${certs.serviceAccountKey}`,
+    `--service-cluster-ip-range=${serviceCidr}`,
+    '--authorization-mode=Node,RBAC',
+  ];
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
-import { createClusterCertificates, type ClientName, type ClusterCertificates } from './certs.js';
+import { apiServerSecurityFlags, createClusterCertificates, type ClientName, type ClusterCertificates } from './certs.js';
 import { GroupProcess, run, runOk } from '../../../scripts/test/process.js';
 import { waitFor } from '../../../scripts/test/wait.js';
 import { requireTool } from './tools.js';
@@ -82,14 +82,7 @@ export class TestCluster {
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
       `--secure-port=${apiPort}`,
-      `--tls-cert-file=${certs.apiserver.cert}`,
-      `--tls-private-key-file=${certs.apiserver.key}`,
-      `--client-ca-file=${certs.ca.cert}`,
-      '--service-account-issuer=https://kubernetes.default.svc',
-      `--service-account-key-file=${certs.serviceAccountPublicKey}`,
-      `--service-account-signing-key-file=${certs.serviceAccountKey}`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
-      '--authorization-mode=Node,RBAC',
+      ...apiServerSecurityFlags(certs, SERVICE_CIDR),
       // On loopback the default reconciler refuses the advertise address.
       '--endpoint-reconciler-type=none',
       '--profiling=false',

@@ -6,14 +6,23 @@ import { RedisChangeRelay } from '../events/redis-change-relay.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { MemoryStore } from './memory-store.js';
 import { connectRedis } from './redis-connection.js';
-import { RedisBreaker, redisFailureReport } from './redis-breaker.js';
+import { RedisBreaker, redisFailureReport, type RedisFailureReport } from './redis-breaker.js';
 import { RedisStore } from './redis-store.js';
 import { RepresentationEncoder } from './representations.js';
 import { ResponseCache } from './response-cache.js';
 
+/** The cache's Redis connection and its failure handling, for other shared state (persisted queries). */
+export interface SharedRedis {
+  client: Redis;
+  breaker: RedisBreaker;
+  failed: RedisFailureReport;
+}
+
 /** The response cache and the Redis parts it runs on, all released by `close()`. */
 export interface CacheParts {
   cache: ResponseCache;
+  /** Absent without REDIS_URL. */
+  redis?: SharedRedis;
   close(): Promise<void>;
 }
 
@@ -50,6 +59,7 @@ export function createCache(config: Config, events: CatalogEvents, metrics: Metr
   const cache = new ResponseCache({ ...common, redis: { store, heardGeneration: () => relay.heardGeneration } });
   return {
     cache,
+    redis: { client, breaker, failed: redisFailed },
     async close() {
       relay.stop();
       await cache.settled();

@@ -22,6 +22,9 @@ export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 /** The invalidation generation at which a tag was last invalidated. */
 export const redisTagVersionKey = (tag: string): string => `catalog:tagver:${tag}`;
 
+/** A persisted query's text by its SHA-256; not swept with responses: a query outlives catalogs. */
+export const redisPersistedQueryKey = (sha256Hash: string): string => `catalog:apq:${sha256Hash}`;
+
 /** Every response and tag key, for a sweep after a new catalog is swapped in. */
 export const REDIS_KEY_PATTERNS = ['catalog:response:*', 'catalog:tag:*'] as const;
 

@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema, ValidationRule } from 'graphql';
 import type { Services } from '../services.js';
 import type { GraphQLContext } from './context.js';
@@ -28,6 +28,9 @@ export async function createApollo(
     // GRAPHQL_INTROSPECTION is enforced by `validationRules`, which the document cache applies
     // too; Apollo's own switch would add a rule only Apollo knows.
     introspection: true,
+    // Persisted queries are resolved before Apollo (graphql/persisted-queries.ts), in a store all
+    // replicas share; Apollo's own per-process store would be a second one.
+    persistedQueries: false,
     plugins: [
       documents.apolloParsesPlugin,
       operationGuardPlugin,
@@ -35,6 +38,9 @@ export async function createApollo(
       errorStatusPlugin,
       // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
       ApolloServerPluginCacheControlDisabled(),
+      // Browsers get the gateway's own IDE (graphql/ide.ts) or, with it off, what any client gets;
+      // never Apollo's landing page, which loads Apollo Sandbox from a CDN.
+      ApolloServerPluginLandingPageDisabled(),
     ],
     includeStacktraceInErrorResponses: false,
     // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.

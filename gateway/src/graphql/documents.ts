@@ -41,9 +41,12 @@ export class DocumentCache {
     this.rules = [...specifiedRules, ...gatewayRules];
   }
 
-  /** The document of a query string, parsed and validated on first sight. */
-  lookUp(query: string): KnownDocument {
-    const hash = queryHash(query);
+  /**
+   * The document of a query string, parsed and validated on first sight. `sha256Hash` is the
+   * text's SHA-256 when the caller already has it (a verified persisted-query hash): the key.
+   */
+  lookUp(query: string, sha256Hash = queryHash(query)): KnownDocument {
+    const hash = sha256Hash;
     let known = this.known.get(hash);
     if (!known) this.known.set(hash, (known = this.parseAndValidate(query)));
     return known;

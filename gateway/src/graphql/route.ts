@@ -1,24 +1,16 @@
 import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST } from 'graphql';
-import { graphqlCacheKey } from '../cache/keys.js';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
+import { JSON_CONTENT_TYPE } from '../cache/representations.js';
 import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
 import { DocumentCache } from './documents.js';
+import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
 import { recordOperation } from './operation-metrics.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
-
-/** A GraphQL request's parameters, from a POST's JSON body or a GET's query string. */
-interface GraphQLParams {
-  query?: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-  extensions?: unknown;
-}
 
 const graphqlErrors = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
 
@@ -27,7 +19,8 @@ class BadGetParameter extends Error {}
 
 /**
  * The parameters of `GET /graphql?query=…&operationName=…&variables=<json>&extensions=<json>`
- * (GraphQL over HTTP): each given at most once, `variables` and `extensions` as JSON text.
+ * (GraphQL over HTTP; `documentId`/`doc_id` for trusted documents): each given at most once,
+ * `variables` and `extensions` as JSON text.
  */
 function parametersOfGet(search: Record<string, string | string[] | undefined>): GraphQLParams {
   const single = (name: string): string | undefined => {
@@ -82,17 +75,19 @@ export function graphqlRoute(services: Services) {
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
+    const persistedQueries = createPersistedQueries(services, documents);
     const apollo = await createApollo(services, { schema, documents, validationRules });
     app.addHook('onClose', () => apollo.stop());
 
-    const handle = async (request: FastifyRequest, reply: FastifyReply, params: GraphQLParams): Promise<FastifyReply> => {
+    const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
       const started = performance.now();
-      // The request as a document, the operation to run and its cache key.
-      const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
-      const document = typeof params.query === 'string' ? documents.lookUp(params.query).document : undefined;
-      const operation = (document && getOperationAST(document, operationName)) ?? undefined;
-      const cacheKey =
-        operation?.operation === 'query' ? graphqlCacheKey(params.query as string, operationName, params.variables) : undefined;
+      // The request as a document, the operation to run and its cache key (persisted queries resolved).
+      const resolved = await persistedQueries.resolve(sent);
+      if ('refused' in resolved) {
+        const { status, headers, body } = resolved.refused;
+        return reply.code(status).headers(headers).type(JSON_CONTENT_TYPE).send(body);
+      }
+      const { params, operationName, operation, cacheKey } = resolved;
 
       if (operation?.operation === 'subscription') {
         return reply.code(400).send(graphqlErrors('subscriptions are not supported: use query or mutation', 'BAD_REQUEST'));

@@ -62,6 +62,12 @@ export function createMetrics() {
       help: 'GraphQL documents parsed: once per distinct query string while remembered (a rising rate means clients send ever-new documents)',
       registers,
     }),
+    graphqlPersistedQueries: new Counter({
+      name: 'catalog_graphql_persisted_queries_total',
+      help: 'Persisted-query requests (APQ hash or trusted-document id) by result: hit, miss (PERSISTED_QUERY_NOT_FOUND), registered, refused (a 400, or PERSISTED_QUERY_NOT_SUPPORTED with APQ off)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
     dbAdmissionRejections: new Counter({
       name: 'catalog_db_admission_rejections_total',
       help: 'Statements refused at once (503) because the database queue was full or its expected wait too long',

@@ -8,6 +8,7 @@ import type { MemoryEntry } from '../cache/memory-store.js';
 import type { CacheParts } from '../cache/create-cache.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
+import type { CorsPolicy } from '../http/cors.js';
 import { ifNoneMatchHolds } from '../http/etags.js';
 import type { HitMethod, HitStatus, HotHitLabels } from '../metrics/hot-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -26,6 +27,7 @@ export class CacheHits {
     private readonly metrics: Metrics,
     private readonly logger: Logger,
     private readonly lifecycle: Lifecycle,
+    private readonly cors: CorsPolicy,
   ) {}
 
   /** The in-process entry answering a request: GETs and HEADs of REST paths, keyed by path and query as is. */
@@ -34,18 +36,22 @@ export class CacheHits {
   }
 
   /**
-   * Writes the cached answer in the encoding the client accepts, with its precomputed headers and
-   * those every response carries: a 304 without a body when the client's copy is current (a HEAD
-   * gets the headers of the GET, Node writes no body). Returns the status written.
+   * Writes the cached answer in the encoding the client accepts, with its precomputed headers,
+   * those every response carries and CORS's for the request's origin: a 304 without a body when
+   * the client's copy is current (a HEAD gets the headers of the GET, Node writes no body).
+   * Returns the status written.
    */
   serve(request: IncomingMessage, response: ServerResponse, entry: MemoryEntry, requestId: string): HitStatus {
     const representation = entry.representations.negotiate(request.headers['accept-encoding']);
+    const { origin } = request.headers;
     if (ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-      response.writeHead(304, addCommonHeaders(representation.notModifiedHeaders.slice(), requestId, this.lifecycle));
+      const headers = addCommonHeaders(representation.notModifiedHeaders.slice(), requestId, this.lifecycle);
+      response.writeHead(304, this.cors.addTo(headers, origin));
       response.end();
       return 304;
     }
-    response.writeHead(200, addCommonHeaders(representation.headers.slice(), requestId, this.lifecycle));
+    const headers = addCommonHeaders(representation.headers.slice(), requestId, this.lifecycle);
+    response.writeHead(200, this.cors.addTo(headers, origin));
     response.end(representation.bytes);
     return 200;
   }

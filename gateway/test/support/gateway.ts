@@ -76,12 +76,23 @@ export async function countStatements(app: FastifyInstance, work: () => Promise<
 export const authorized = { authorization: `Bearer ${WRITE_TOKEN}` };
 
 export function graphql(app: FastifyInstance, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return postGraphQL(app, { query, variables }, headers);
+}
+
+/** POST /graphql with any body: an object sent as JSON (persisted-query fields and all), a string as is. */
+export function postGraphQL(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({
     method: 'POST',
     url: '/graphql',
     headers: { 'content-type': 'application/json', ...headers },
-    payload: JSON.stringify({ query, variables }),
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
+}
+
+/** A series' value in the /metrics text, 0 when absent. */
+export function metricValue(metrics: string, series: string): number {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
 }
 
 /** The suite's Redis, on a database number of the caller's own so cached bodies never mix. */

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createClusterCertificates, type ClientName, type ClusterCertificates } from '../certs.js';
+import { apiServerSecurityFlags, createClusterCertificates, type ClientName, type ClusterCertificates } from '../certs.js';
 import { GroupProcess, runOk } from '../../../../scripts/test/process.js';
 import { waitFor } from '../../../../scripts/test/wait.js';
 import { requireTool } from '../tools.js';
@@ -136,14 +136,7 @@ export class RealCluster {
         '--bind-address=0.0.0.0',
         `--advertise-address=${NODE.ip}`,
         '--secure-port=6443',
-        `--tls-cert-file=${certs.apiserver.cert}`,
-        `--tls-private-key-file=${certs.apiserver.key}`,
-        `--client-ca-file=${certs.ca.cert}`,
-        '--service-account-issuer=https://kubernetes.default.svc',
-        `--service-account-key-file=${certs.serviceAccountPublicKey}`,
-        `--service-account-signing-key-file=${certs.serviceAccountKey}`,
-        `--service-cluster-ip-range=${NODE.serviceCidr}`,
-        '--authorization-mode=Node,RBAC',
+        ...apiServerSecurityFlags(certs, NODE.serviceCidr),
         // logs and exec reach the kubelet as an admin, at its address (its name resolves nowhere).
         `--kubelet-client-certificate=${certs.clients.admin.cert}`,
         `--kubelet-client-key=${certs.clients.admin.key}`,

@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import type { Counter } from 'prom-client';
+import { graphqlCacheKey } from '../cache/keys.js';
+import type { Services } from '../services.js';
+import type { DocumentCache } from './documents.js';
+import type { PersistedQueryStore } from './persisted-query-store.js';
+import { MAX_DOCUMENT_ID_LENGTH, type TrustedDocuments } from './trusted-documents.js';
+
+/**
+ * A GraphQL request's parameters, already parsed from a POST body or a GET query string.
+ * `extensions` may still be JSON text (as a GET carries it). `documentId` (GraphQL over HTTP's
+ * persisted-documents proposal) and `doc_id` (Relay's usual name) name a trusted document.
+ */
+export interface GraphQLParams {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+  extensions?: unknown;
+  documentId?: unknown;
+  doc_id?: unknown;
+}
+
+/** What the route runs: the request as Apollo is given it, and what the gateway knows of it. */
+export interface ResolvedOperation {
+  /** The request for Apollo, as a POST body: the query text resolved, the persisted-query extension consumed. */
+  params: GraphQLParams;
+  operationName: string | undefined;
+  document: DocumentNode | undefined;
+  operation: OperationDefinitionNode | undefined;
+  /**
+   * The response-cache key, for queries only. It is made from the resolved text, so a hash-only
+   * request and the same operation sent as text share one entry.
+   */
+  cacheKey: string | undefined;
+}
+
+/** A request answered without running anything: a persisted-query miss, or a refusal. */
+export interface RefusedOperation {
+  refused: { status: number; headers: Record<string, string>; body: string };
+}
+
+/** The text to run (as sent, unless resolved), with its SHA-256 when already known. */
+interface ResolvedText {
+  query: unknown;
+  sha256Hash?: string;
+  extensions: unknown;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const HASH_ONLY = Symbol('hash only');
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function graphqlErrorResponse(status: number, message: string, code: string): RefusedOperation {
+  // Apollo Server answers persisted-query misses with 200 and these headers, so that no cache
+  // keeps them and no client treats them as a failed request: Apollo Client re-sends the text.
+  const headers: Record<string, string> = status === 200 ? { 'cache-control': 'private, no-cache, must-revalidate' } : {};
+  return { refused: { status, headers, body: JSON.stringify({ errors: [{ message, extensions: { code } }] }) } };
+}
+
+/** A request the client must fix; the message names the problem. */
+class BadPersistedQuery extends Error {
+  constructor(
+    message: string,
+    readonly code = 'BAD_REQUEST',
+  ) {
+    super(message);
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/** `extensions` as an object: a POST body carries one, a GET query string its JSON text. */
+function extensionsOf(params: GraphQLParams): Record<string, unknown> | undefined {
+  let extensions = params.extensions;
+  if (extensions === undefined || extensions === null) return undefined;
+  if (typeof extensions === 'string') {
+    try {
+      extensions = JSON.parse(extensions) as unknown;
+    } catch {
+      throw new BadPersistedQuery('extensions is not valid JSON: send a JSON object');
+    }
+  }
+  if (!isRecord(extensions)) throw new BadPersistedQuery(`extensions must be a JSON object, not ${kindOf(extensions)}`);
+  return extensions;
+}
+
+/** The hash (or, with a manifest, the id) of Apollo's `persistedQuery` extension; version 1 only. */
+function persistedQueryId(persistedQuery: unknown, idPattern: 'sha256' | 'any'): string {
+  const shape = 'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<SHA-256 of the query, hex>"}';
+  if (!isRecord(persistedQuery)) throw new BadPersistedQuery(`${shape}, not ${kindOf(persistedQuery)}`);
+  const { version, sha256Hash } = persistedQuery;
+  if (version !== 1) {
+    throw new BadPersistedQuery(
+      `extensions.persistedQuery.version ${JSON.stringify(version) ?? 'is missing'}: only version 1 is supported`,
+    );
+  }
+  if (typeof sha256Hash !== 'string') throw new BadPersistedQuery(`${shape}: sha256Hash is ${kindOf(sha256Hash)}`);
+  if (idPattern === 'any') return documentIdOf(sha256Hash, 'extensions.persistedQuery.sha256Hash');
+  if (!SHA256_HEX.test(sha256Hash)) {
+    throw new BadPersistedQuery(
+      `extensions.persistedQuery.sha256Hash must be 64 lowercase hexadecimal characters (${sha256Hash.length} characters given)`,
+    );
+  }
+  return sha256Hash;
+}
+
+function documentIdOf(id: unknown, field: string): string {
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_DOCUMENT_ID_LENGTH) {
+    throw new BadPersistedQuery(`${field} must be a string of 1 to ${MAX_DOCUMENT_ID_LENGTH} characters`);
+  }
+  return id;
+}
+
+/** `query` as sent: text, or absent (a hash-only request); anything else is refused. */
+function sentText(query: unknown): string | typeof HASH_ONLY {
+  if (query === undefined || query === null) return HASH_ONLY;
+  if (typeof query !== 'string') throw new BadPersistedQuery(`query must be a string, not ${kindOf(query)}`);
+  return query;
+}
+
+export interface PersistedQueriesOptions {
+  documents: DocumentCache;
+  /** The APQ store; undefined when GRAPHQL_APQ is off. */
+  store: PersistedQueryStore | undefined;
+  /** The manifest of trusted-documents mode; undefined when any operation may run. */
+  trusted: TrustedDocuments | undefined;
+  /** catalog_graphql_persisted_queries_total */
+  counter: Counter<'result'>;
+}
+
+/**
+ * Turns a request into the operation to run: its text as sent, the text registered under an
+ * automatic-persisted-query hash (Apollo's protocol, in a store every replica shares), or in
+ * trusted-documents mode the text of a manifest entry named by id or matched by text — nothing
+ * else runs then. The document comes from the gateway's document cache, and the response-cache
+ * key from the resolved text.
+ */
+export class PersistedQueries {
+  constructor(private readonly options: PersistedQueriesOptions) {}
+
+  async resolve(params: GraphQLParams): Promise<ResolvedOperation | RefusedOperation> {
+    const { counter } = this.options;
+    // Not an object (a batch array, a bare string): Apollo names what is wrong with it.
+    if (!isRecord(params)) return { params, operationName: undefined, document: undefined, operation: undefined, cacheKey: undefined };
+    try {
+      const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
+      if ('refused' in resolved) return resolved;
+      return this.operationOf(params, resolved);
+    } catch (error) {
+      if (!(error instanceof BadPersistedQuery)) throw error;
+      counter.inc({ result: 'refused' });
+      return graphqlErrorResponse(400, error.message, error.code);
+    }
+  }
+
+  /** Without a manifest: the text as sent, or by APQ hash (registered when sent with its text). */
+  private async apqText(params: GraphQLParams): Promise<ResolvedText | RefusedOperation> {
+    const { store, counter, documents } = this.options;
+    if (params.documentId !== undefined || params.doc_id !== undefined) {
+      throw new BadPersistedQuery(
+        'documentId/doc_id names a trusted document, but no trusted-documents manifest is configured (GRAPHQL_TRUSTED_DOCUMENTS): send the query text',
+      );
+    }
+    const extensions = extensionsOf(params);
+    if (extensions?.persistedQuery === undefined) return { query: params.query, extensions };
+    const { persistedQuery, ...otherExtensions } = extensions;
+    if (!store) {
+      counter.inc({ result: 'refused' });
+      return graphqlErrorResponse(200, 'PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED');
+    }
+    const hash = persistedQueryId(persistedQuery, 'sha256');
+    const text = sentText(params.query);
+    if (text === HASH_ONLY) {
+      const registered = await store.get(hash);
+      counter.inc({ result: registered === undefined ? 'miss' : 'hit' });
+      if (registered === undefined) return graphqlErrorResponse(200, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
+      return { query: registered, sha256Hash: hash, extensions: otherExtensions };
+    }
+    const actual = sha256(text);
+    if (actual !== hash) {
+      throw new BadPersistedQuery(`extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${actual}`);
+    }
+    // Only documents that can run are shared; others get their errors from Apollo as usual.
+    if (documents.lookUp(text, hash).valid) {
+      store.register(hash, text);
+      counter.inc({ result: 'registered' });
+    }
+    return { query: text, sha256Hash: hash, extensions: otherExtensions };
+  }
+
+  /** With a manifest: only its operations, named by id (documentId, doc_id, APQ hash) or sent as its exact text. */
+  private trustedText(params: GraphQLParams, trusted: TrustedDocuments): ResolvedText {
+    const { counter } = this.options;
+    const extensions = extensionsOf(params);
+    const { persistedQuery, ...otherExtensions } = extensions ?? {};
+    const named = [
+      ['documentId', params.documentId],
+      ['doc_id', params.doc_id],
+      ['extensions.persistedQuery', persistedQuery],
+    ].filter(([, value]) => value !== undefined);
+    if (named.length > 1)
+      throw new BadPersistedQuery(`name the operation once: ${named.map(([field]) => field).join(' and ')} were sent together`);
+    const text = sentText(params.query);
+    if (named.length === 0) {
+      if (text === HASH_ONLY)
+        throw new BadPersistedQuery('send a trusted document id (documentId, doc_id or extensions.persistedQuery) or its query text');
+      if (!trusted.holds(text)) {
+        throw new BadPersistedQuery(
+          'this query is not a trusted document: only the operations of the manifest (GRAPHQL_TRUSTED_DOCUMENTS) run, sent by id or as their exact text',
+          'PERSISTED_QUERY_NOT_IN_LIST',
+        );
+      }
+      return { query: text, extensions: otherExtensions };
+    }
+    const [field, value] = named[0]!;
+    const id = field === 'extensions.persistedQuery' ? persistedQueryId(value, 'any') : documentIdOf(value, field as string);
+    const trustedText = trusted.textOf(id);
+    if (trustedText === undefined) {
+      throw new BadPersistedQuery(
+        `operation ${id} is not a trusted document: only the operations of the manifest (GRAPHQL_TRUSTED_DOCUMENTS) run`,
+        'PERSISTED_QUERY_NOT_IN_LIST',
+      );
+    }
+    if (text !== HASH_ONLY && text !== trustedText) throw new BadPersistedQuery(`the query text differs from trusted document ${id}`);
+    counter.inc({ result: 'hit' });
+    return { query: trustedText, extensions: otherExtensions };
+  }
+
+  private operationOf(params: GraphQLParams, { query, sha256Hash, extensions }: ResolvedText): ResolvedOperation {
+    const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
+    const document = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash).document : undefined;
+    const operation = (document && getOperationAST(document, operationName)) ?? undefined;
+    const cacheKey =
+      operation?.operation === 'query' ? graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
+    return {
+      params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
+      operationName,
+      document,
+      operation,
+      cacheKey,
+    };
+  }
+}
+
+/** The request Apollo runs: only the fields sent (Apollo tells an empty request apart by its having no keys). */
+function resolvedParams(params: GraphQLParams, query: unknown, extensions: unknown): GraphQLParams {
+  const fields = { query, operationName: params.operationName, variables: params.variables, extensions };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Persisted queries as configured: APQ in the shared store unless GRAPHQL_APQ is off, and in
+ * trusted-documents mode the manifest (loaded and checked at start-up).
+ */
+export function createPersistedQueries(
+  { config, persistedQueries, trustedDocuments, metrics }: Services,
+  documents: DocumentCache,
+): PersistedQueries {
+  return new PersistedQueries({
+    documents,
+    store: config.GRAPHQL_APQ ? persistedQueries : undefined,
+    trusted: trustedDocuments,
+    counter: metrics.graphqlPersistedQueries,
+  });
+}
