@@ -9,7 +9,7 @@ import { decodeCursor } from '../src/paging/cursor.js';
 import { parseProductFilter, type ProductFilterInput } from '../src/paging/product-filter.js';
 import { PRODUCT_SORTS, type ProductSortName } from '../src/paging/product-sort.js';
 import { ProductListingRepository } from '../src/repository/product-listing.js';
-import { countStatements, createCatalog, graphql, startGateway, withClient } from './support/gateway.js';
+import { authorized, countStatements, createCatalog, graphql, startGateway, withClient } from './support/gateway.js';
 
 // 60,000 products: enough that a sequential scan is what the planner would pick without the
 // indexes. Prices repeat (995 values, a quarter of them .25 steps) and 1 in 97 has none; names
@@ -248,5 +248,61 @@ describe('storefront queries: filters, sorts and keyset pages', () => {
       });
     });
     assert.equal(statements.length, 2, 'the product, then its first two related products in one statement');
+  });
+
+  it('evicts cached filtered and sorted lists when a product moves into, within or out of them', async () => {
+    const cached = await startGateway(databaseUrl);
+    try {
+      const cheapestHats = async () => {
+        const response = await graphql(cached, CONNECTION, { first: 3, filter: { category: 'Hats', maxPrice: '6' }, sort: 'PRICE_ASC' });
+        return (response.json().data.productsConnection.edges as { node: { id: string } }[]).map((edge) => Number(edge.node.id));
+      };
+      const before = await cheapestHats();
+      assert.equal((await cheapestHats()).join(), before.join(), 'answered from the cache');
+      const outsider = await withClient(databaseUrl, async (client) => {
+        const { rows } = await client.query(`SELECT id::int FROM catalog.products WHERE category <> 'Hats' ORDER BY id DESC LIMIT 1`);
+        return rows[0].id as number;
+      });
+      const moved = await cached.inject({
+        method: 'PUT',
+        url: `/products/${outsider}`,
+        headers: authorized,
+        payload: { category: 'Hats', default_price: '0.50' },
+      });
+      assert.equal(moved.statusCode, 200, moved.body);
+      assert.deepEqual(await cheapestHats(), [outsider, ...before.slice(0, 2)]);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  it('filters and sorts the REST list with optional parameters; requests without them keep their legacy answer', async () => {
+    const ids = async (url: string) => {
+      const response = await app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 200, response.body);
+      return (response.json() as { id: number }[]).map((product) => product.id);
+    };
+    const legacy = await app.inject({ method: 'GET', url: '/products?page=2&count=3' });
+    assert.equal((await app.inject({ method: 'GET', url: '/products?page=2&count=3&sort=id_asc' })).body, legacy.body);
+    await withClient(databaseUrl, async (client) => {
+      const hats = await reference(client, 'category = $1', ['Hats'], 'PRICE_DESC');
+      assert.deepEqual(await ids('/products?category=Hats&sort=price_desc&count=5'), hats.slice(0, 5));
+      const where = `category = 'Kicks' AND default_price BETWEEN 100 AND 300 AND name ILIKE 'camo%'`;
+      const kicks = await reference(client, where, [], 'NAME_ASC');
+      const url = '/products?category=Kicks&min_price=100&max_price=300&q=Camo&sort=name_asc&page=3&count=4';
+      assert.deepEqual(await ids(url), kicks.slice(8, 12));
+    });
+    const errors: [string, RegExp][] = [
+      ['/products?sort=cheapest', /sort must be equal to one of the allowed values/],
+      ['/products?min_price=-1', /min_price must match pattern/],
+      ['/products?min_price=9&max_price=2', /min_price \(9\) is greater than max_price \(2\)/],
+      [`/products?q=${'x'.repeat(101)}`, /q must NOT have more than 100 characters/],
+      ['/products?category=Hats&page=501&count=20', /page: a filtered or sorted list reaches 10000 products deep/],
+    ];
+    for (const [url, message] of errors) {
+      const response = await app.inject({ method: 'GET', url });
+      assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
+      assert.match(response.json().error, message, url);
+    }
   });
 });

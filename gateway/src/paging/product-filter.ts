@@ -24,7 +24,9 @@ export const SEARCH_MAX_WORDS = 8;
 /** How the caller spells each filter field, so errors name what the client sent. */
 export type FilterFieldNames = Record<keyof ProductFilterInput, string>;
 
-const PRICE = new RegExp(`^\\d{1,${PRICE_INTEGER_DIGITS}}(\\.\\d{1,${PRICE_FRACTION_DIGITS}})?$`);
+/** A price filter: a non-negative decimal that fits default_price. */
+export const PRICE_PATTERN = `^[0-9]{1,${PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${PRICE_FRACTION_DIGITS}})?$`;
+const PRICE = new RegExp(PRICE_PATTERN);
 
 function parsePrice(value: string, name: string): string {
   if (PRICE.test(value)) return value;

@@ -22,3 +22,12 @@ export const DEFAULT_SORT: ProductSortName = 'ID_ASC';
 export function isProductSortName(name: string): name is ProductSortName {
   return Object.hasOwn(PRODUCT_SORTS, name);
 }
+
+/** The sorts as the REST list spells them (`?sort=price_asc`). */
+export const REST_SORTS = Object.keys(PRODUCT_SORTS).map((name) => name.toLowerCase());
+
+export function sortOfRestName(name: string): ProductSortName {
+  const upper = name.toUpperCase();
+  if (!isProductSortName(upper)) throw new Error(`unknown sort ${name}`); // the route's schema lets only REST_SORTS through
+  return upper;
+}

@@ -49,7 +49,8 @@ function filterConditions(filter: ProductFilter, params: Parameters): string[] {
 export class ProductListingRepository {
   constructor(private readonly db: Database) {}
 
-  list(filter: ProductFilter, sort: ProductSort, after: ListPosition | undefined, limit: number): Promise<ListedProduct[]> {
+  /** `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by the caller). */
+  list(filter: ProductFilter, sort: ProductSort, after: ListPosition | undefined, limit: number, skip = 0): Promise<ListedProduct[]> {
     const params = new Parameters();
     const conditions = filterConditions(filter, params);
     const order = sort.descending ? 'DESC' : 'ASC';
@@ -62,10 +63,13 @@ export class ProductListingRepository {
     const orderBy = `${sort.column === 'id' ? '' : `${sort.column} ${order}, `}id ${order}`;
     const select = (where: string[]) =>
       `SELECT ${PRODUCT_COLUMNS}, ${KEY_TEXT[sort.column]} AS sort_key FROM ${SERVING_SCHEMA}.products
-        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${params.add(limit)}`;
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${params.add(skip + limit)}`;
+    const page = () => `LIMIT ${params.add(limit)} OFFSET ${params.add(skip)}`;
 
-    if (sort.column !== 'default_price') {
-      return this.db.query(select(after ? [...conditions, keyAfter(after)] : conditions), params.values);
+    // Ascending from the start, the index order (NULLS LAST) is already the one wanted.
+    if (sort.column !== 'default_price' || (!sort.descending && after === undefined)) {
+      const rows = select(after ? [...conditions, keyAfter(after)] : conditions);
+      return this.db.query(skip === 0 ? rows : `SELECT * FROM (${rows}) page ORDER BY ${orderBy} ${page()}`, params.values);
     }
     // Products without a price come after every priced product, in both directions (Postgres
     // would put them first when descending): the priced rows after the position, then the
@@ -75,11 +79,9 @@ export class ProductListingRepository {
     if (!pastPriced) parts.push(select([...conditions, 'default_price IS NOT NULL', ...(after ? [keyAfter(after)] : [])]));
     const priceBounded = filter.minPrice !== undefined || filter.maxPrice !== undefined;
     if (!priceBounded) parts.push(select([...conditions, 'default_price IS NULL', ...(pastPriced ? [idAfter(after.id)] : [])]));
-    const sql =
-      parts.length === 1
-        ? parts[0]!
-        : `SELECT * FROM ((${parts.join(') UNION ALL (')})) page
-            ORDER BY default_price IS NULL, ${orderBy} LIMIT ${params.add(limit)}`;
-    return this.db.query(sql, params.values);
+    return this.db.query(
+      `SELECT * FROM ((${parts.join(') UNION ALL (')})) page ORDER BY default_price IS NULL, ${orderBy} ${page()}`,
+      params.values,
+    );
   }
 }
