@@ -23,6 +23,14 @@ const KEY_TYPE: Record<Exclude<SortColumn, 'id'>, string> = { default_price: 'nu
 /** The name words the full-text index (products_name_words_idx) holds. */
 const NAME_WORDS = `to_tsvector('simple', name)`;
 
+/**
+ * Page sizes written into the SQL as literals, a limit rounded up to the next one (the extra rows
+ * are dropped): with `LIMIT $n` Postgres costs a generic plan as if a tenth of the table were
+ * read, so it re-plans every execution; with a literal it keeps one plan per prepared statement.
+ * A few steps keep the statements per connection few.
+ */
+const LIMIT_STEPS = [6, 11, 21, 26, 51, 101];
+
 class Parameters {
   readonly values: unknown[] = [];
   add(value: unknown, cast = ''): string {
@@ -51,6 +59,7 @@ export class ProductListingRepository {
 
   /** `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by the caller). */
   list(filter: ProductFilter, sort: ProductSort, after: ListPosition | undefined, limit: number, skip = 0): Promise<ListedProduct[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     const params = new Parameters();
     const conditions = filterConditions(filter, params);
     const order = sort.descending ? 'DESC' : 'ASC';
@@ -61,15 +70,21 @@ export class ProductListingRepository {
         ? idAfter(id)
         : `(${sort.column}, id) ${beyond} (${params.add(key, `::${KEY_TYPE[sort.column]}`)}, ${params.add(id)})`;
     const orderBy = `${sort.column === 'id' ? '' : `${sort.column} ${order}, `}id ${order}`;
+    // Skipped rows (REST pages) vary too much to be literals.
+    const step = skip === 0 ? (LIMIT_STEPS.find((size) => size >= limit) ?? limit) : undefined;
     const select = (where: string[]) =>
       `SELECT ${PRODUCT_COLUMNS}, ${KEY_TEXT[sort.column]} AS sort_key FROM ${SERVING_SCHEMA}.products
-        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${params.add(skip + limit)}`;
-    const page = () => `LIMIT ${params.add(limit)} OFFSET ${params.add(skip)}`;
+        ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${step ?? params.add(skip + limit)}`;
+    const page = () => (step ? `LIMIT ${step}` : `LIMIT ${params.add(limit)} OFFSET ${params.add(skip)}`);
+    const query = async (sql: string) => {
+      const rows = await this.db.query<ListedProduct>(sql, params.values);
+      return rows.length > limit ? rows.slice(0, limit) : rows;
+    };
 
     // Ascending from the start, the index order (NULLS LAST) is already the one wanted.
     if (sort.column !== 'default_price' || (!sort.descending && after === undefined)) {
       const rows = select(after ? [...conditions, keyAfter(after)] : conditions);
-      return this.db.query(skip === 0 ? rows : `SELECT * FROM (${rows}) page ORDER BY ${orderBy} ${page()}`, params.values);
+      return query(skip === 0 ? rows : `SELECT * FROM (${rows}) page ORDER BY ${orderBy} ${page()}`);
     }
     // Products without a price come after every priced product, in both directions (Postgres
     // would put them first when descending): the priced rows after the position, then the
@@ -79,9 +94,6 @@ export class ProductListingRepository {
     if (!pastPriced) parts.push(select([...conditions, 'default_price IS NOT NULL', ...(after ? [keyAfter(after)] : [])]));
     const priceBounded = filter.minPrice !== undefined || filter.maxPrice !== undefined;
     if (!priceBounded) parts.push(select([...conditions, 'default_price IS NULL', ...(pastPriced ? [idAfter(after.id)] : [])]));
-    return this.db.query(
-      `SELECT * FROM ((${parts.join(') UNION ALL (')})) page ORDER BY default_price IS NULL, ${orderBy} ${page()}`,
-      params.values,
-    );
+    return query(`SELECT * FROM ((${parts.join(') UNION ALL (')})) page ORDER BY default_price IS NULL, ${orderBy} ${page()}`);
   }
 }
