@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { LoadSettings } from './wrk.js';
 
 /** The workloads by their short names, in the order a run measures them. */
-export const WORKLOAD_NAMES = ['page', 'cold', 'hot', 'longtail'] as const;
+export const WORKLOAD_NAMES = ['page', 'cold', 'hot', 'longtail', 'storefront'] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 
 export interface BenchOptions {
@@ -25,7 +25,7 @@ export interface BenchOptions {
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
-                                [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail]
+                                [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail,storefront]
                                 [--accept-encoding VALUE] [--baseline-checkout DIR]`;
 
 function positiveInteger(name: string, value: string): number {

@@ -3,8 +3,14 @@ import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
 import type { LoadResult } from './wrk.js';
 
-export type Workload = 'REST mix, cold' | 'REST mix, hot' | 'REST mix, long tail' | 'GraphQL product page, cold';
-export type TargetName = 'gateway' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)';
+export type Workload =
+  | 'REST mix, cold'
+  | 'REST mix, hot'
+  | 'REST mix, long tail'
+  | 'GraphQL product page, cold'
+  | 'Storefront category page 1 by price'
+  | 'Storefront deep category page by price';
+export type TargetName = 'gateway' | 'gateway, cache on' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)';
 
 export interface Cell extends LoadResult {
   workload: Workload;
@@ -27,15 +33,21 @@ interface Ratio {
 const totalCpuMicros = ({ cpuMicrosPerRequest: { server, postgres, redis } }: Cell) => server + postgres + redis;
 
 /** Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both). */
-function ratioPair(cells: readonly Cell[], workload: Workload, over: TargetName, target: number | null): Ratio[] {
+function ratioPair(
+  cells: readonly Cell[],
+  workload: Workload,
+  over: TargetName,
+  target: number | null,
+  of: TargetName = 'gateway',
+): Ratio[] {
   const find = (name: TargetName) => cells.find((cell) => cell.workload === workload && cell.target === name);
-  const gateway = find('gateway');
+  const gateway = find(of);
   const baseline = find(over);
   const both = gateway && baseline;
   return [
-    { name: `${workload}: gateway / ${over}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
+    { name: `${workload}: ${of} / ${over}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
     {
-      name: `${workload}: gateway / ${over}, requests per CPU-second (target + Postgres + Redis)`,
+      name: `${workload}: ${of} / ${over}, requests per CPU-second (target + Postgres + Redis)`,
       value: both ? totalCpuMicros(baseline) / totalCpuMicros(gateway) : null,
       target,
     },
@@ -47,6 +59,10 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, hot', 'bare node:http', 0.8),
     ...ratioPair(cells, 'REST mix, long tail', 'bare node:http', 0.7),
     ...ratioPair(cells, 'GraphQL product page, cold', 'postgraphile', 1.5),
+    ...ratioPair(cells, 'Storefront category page 1 by price', 'postgraphile', 1.5),
+    ...ratioPair(cells, 'Storefront deep category page by price', 'postgraphile', 1.5),
+    ...ratioPair(cells, 'Storefront category page 1 by price', 'postgraphile', null, 'gateway, cache on'),
+    ...ratioPair(cells, 'Storefront deep category page by price', 'postgraphile', null, 'gateway, cache on'),
     ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
     // Present with --baseline-checkout: this revision against another one, in the same run.
     ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),

@@ -22,6 +22,7 @@ import { residentMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
 import { compareTargets, type Contender, type PlanFile } from './compare.js';
 import { printReport, writeReport, type Cell, type Workload } from './report.js';
+import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
@@ -55,6 +56,7 @@ const cells: Cell[] = [];
 let hotCache: CacheShare | undefined;
 let longTailCache: CacheShare | undefined;
 let longTailMemory: ResidentMemory | undefined;
+let storefrontDeepPage: number | undefined;
 try {
   const dataset = await openBenchDataset({ products: options.products, seed: options.seed, log });
   cleanups.push(() => dataset.stop());
@@ -132,6 +134,21 @@ try {
       await graphqlContender('postgraphile', postgraphile, seed + 2),
     ]);
     await postgraphile.stop();
+  }
+  if (options.workloads.has('storefront')) {
+    const { databaseUrl } = dataset;
+    const { rounds, gatewayLogLevel: logLevel } = options;
+    storefrontDeepPage = await compareStorefront({
+      databaseUrl,
+      cachedGateway: gateway,
+      redisUrl: redis.url,
+      logLevel,
+      logDir: LOG_DIR,
+      rounds,
+      plan,
+      compare,
+      log,
+    });
   }
   if (options.workloads.has('cold') || options.workloads.has('hot') || options.workloads.has('longtail')) {
     // The bare server records the gateway's answers for the hot and long-tail plans and for a
@@ -228,7 +245,11 @@ const describeCache = (workload: string, share: CacheShare | undefined) =>
 const memoryNote = longTailMemory
   ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB).`
   : '';
-const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote]
+const storefrontNote = storefrontDeepPage
+  ? `Storefront: ${STOREFRONT_PAGE_SIZE} products of one category by price, page 1 and page ${storefrontDeepPage} (the deep page), ` +
+    `each side reaching the deep page by its own after-cursor; "gateway" runs with its response cache off (a second process), "gateway, cache on" is the deployed default, for information.`
+  : '';
+const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote, storefrontNote]
   .filter(Boolean)
   .join('\n');
 printReport(cells);

@@ -2,15 +2,28 @@ import { BadInputError } from '../errors.js';
 import { assertWriteAllowed } from '../http/auth.js';
 import { parseProductId } from '../http/ids.js';
 import { decodeCursor, encodeCursor } from '../paging/cursor.js';
+import { parseProductFilter, type FilterFieldNames, type ProductFilterInput } from '../paging/product-filter.js';
+import { PRODUCT_SORTS, type ProductSortName } from '../paging/product-sort.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
-import { BEFORE_FIRST_ID, type ProductRow } from '../repository/products.js';
+import type { ProductRow } from '../repository/products.js';
 import { productFieldsFromInput, type ProductInput } from '../writes/product-input.js';
 import type { GraphQLContext } from './context.js';
 import { wantsRelations } from './lookahead.js';
 
 const MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 100_000_000;
+/** Most ids one productsByIds call may ask for (one batched statement). */
+export const MAX_IDS = 100;
+/** Largest `first` on a product's nested lists. */
+const MAX_NESTED_FIRST = 100;
+
+const FILTER_ARGUMENTS: FilterFieldNames = {
+  category: 'filter.category',
+  minPrice: 'filter.minPrice',
+  maxPrice: 'filter.maxPrice',
+  search: 'filter.search',
+};
 
 function assertInRange(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -29,11 +42,24 @@ function relationsOf(product: ProductRow | ProductDocument, context: GraphQLCont
   return context.scope.loaders.document.load(product.id).then((document) => document ?? NO_RELATIONS);
 }
 
+interface FirstArgs {
+  first?: number | null;
+}
+
+/** The first `args.first` items of a nested list (all of them without it). */
+function firstOf<T>(items: T[], args: FirstArgs): T[] {
+  if (args.first == null) return items;
+  assertInRange('first', args.first, 1, MAX_NESTED_FIRST);
+  return items.length > args.first ? items.slice(0, args.first) : items;
+}
+
 /** Resolver of one relation list of a product. */
 function relation<K extends keyof ProductRelations>(key: K) {
-  return (product: ProductRow, _: unknown, context: GraphQLContext): ProductRelations[K] | Promise<ProductRelations[K]> => {
+  return (product: ProductRow, args: FirstArgs, context: GraphQLContext): ProductRelations[K] | Promise<ProductRelations[K]> => {
     const relations = relationsOf(product, context);
-    return relations instanceof Promise ? relations.then((loaded) => loaded[key]) : relations[key];
+    return relations instanceof Promise
+      ? relations.then((loaded) => firstOf<unknown>(loaded[key], args) as ProductRelations[K])
+      : (firstOf<unknown>(relations[key], args) as ProductRelations[K]);
   };
 }
 
@@ -62,14 +88,19 @@ export const resolvers = {
       return rows;
     },
 
-    productsConnection: async (_: unknown, args: { first: number; after?: string | null }, context: GraphQLContext) => {
+    productsConnection: async (
+      _: unknown,
+      args: { first: number; after?: string | null; filter?: ProductFilterInput | null; sort: ProductSortName },
+      context: GraphQLContext,
+    ) => {
       assertInRange('first', args.first, 1, MAX_PAGE_SIZE);
-      const afterId = args.after == null ? BEFORE_FIRST_ID : decodeCursor(args.after);
+      const filter = parseProductFilter(args.filter ?? {}, FILTER_ARGUMENTS);
+      const after = args.after == null ? undefined : decodeCursor(args.after, args.sort);
       // One row more than asked tells whether there is a next page.
-      const rows = await context.services.repositories.products.listAfter(afterId, 0, args.first + 1);
+      const rows = await context.services.repositories.listings.list(filter, PRODUCT_SORTS[args.sort], after, args.first + 1);
       const nodes = rows.slice(0, args.first);
       remember(context, nodes);
-      const edges = nodes.map((node) => ({ cursor: encodeCursor(node.id), node }));
+      const edges = nodes.map((node) => ({ cursor: encodeCursor(args.sort, node.sort_key, node.id), node }));
       return {
         edges,
         nodes,
@@ -80,6 +111,16 @@ export const resolvers = {
           endCursor: edges.at(-1)?.cursor ?? null,
         },
       };
+    },
+
+    productsByIds: async (_: unknown, args: { ids: string[] }, context: GraphQLContext, info: GraphQLResolveInfo) => {
+      if (args.ids.length > MAX_IDS) throw new BadInputError(`ids: at most ${MAX_IDS} ids per call, got ${args.ids.length}`);
+      const ids = args.ids.map((id, index) => parseProductId(id, `ids[${index}]`));
+      const products = await loaderFor(info, context).loadMany(ids);
+      return products.map((product) => {
+        if (product instanceof Error) throw product;
+        return product;
+      });
     },
   },
 
@@ -107,9 +148,10 @@ export const resolvers = {
     features: relation('features'),
     styles: relation('styles'),
     relatedIds: relation('related_ids'),
-    related: async (product: ProductRow, _: unknown, context: GraphQLContext, info: GraphQLResolveInfo) => {
+    related: async (product: ProductRow, args: FirstArgs, context: GraphQLContext, info: GraphQLResolveInfo) => {
       const { related_ids: ids } = await relationsOf(product, context);
-      const products = await loaderFor(info, context).loadMany(ids);
+      // Only the related products asked for are loaded.
+      const products = await loaderFor(info, context).loadMany(firstOf(ids, args));
       return products.filter((related): related is ProductRow => {
         if (related instanceof Error) throw related;
         return related !== null;
@@ -121,6 +163,8 @@ export const resolvers = {
     originalPrice: (style: StyleTree) => style.original_price,
     salePrice: (style: StyleTree) => style.sale_price,
     isDefault: (style: StyleTree) => style.default_style,
+    photos: (style: StyleTree, args: FirstArgs) => firstOf(style.photos, args),
+    skus: (style: StyleTree, args: FirstArgs) => firstOf(style.skus, args),
   },
 
   Photo: {

@@ -4,8 +4,13 @@ export const typeDefs = /* GraphQL */ `
     product(id: ID!): Product
     "One page of products in id order (count 1..100)."
     products(page: Int = 1, count: Int = 5): [Product!]!
-    "Keyset cursor paging over products in id order (first 1..100); deep pages cost what page 1 costs."
-    productsConnection(first: Int = 5, after: String): ProductConnection!
+    """
+    Keyset cursor paging over products (first 1..100), filtered and sorted; deep pages cost what
+    page 1 costs under every sort. A cursor is valid only for the sort it was issued under.
+    """
+    productsConnection(first: Int = 5, after: String, filter: ProductFilter, sort: ProductSort = ID_ASC): ProductConnection!
+    "Products by id in one call (at most 100 ids), in the order asked; null for an id with no product."
+    productsByIds(ids: [ID!]!): [Product]!
   }
 
   type Mutation {
@@ -28,10 +33,12 @@ export const typeDefs = /* GraphQL */ `
     "ISO-8601 timestamp."
     createdAt: String!
     updatedAt: String!
-    features: [Feature!]!
-    styles: [Style!]!
-    related: [Product!]!
-    relatedIds: [ID!]!
+    "The first \`first\` features (all when omitted); likewise on every list below."
+    features(first: Int): [Feature!]!
+    styles(first: Int): [Style!]!
+    "Related products; with \`first\`, only those are loaded."
+    related(first: Int): [Product!]!
+    relatedIds(first: Int): [ID!]!
   }
 
   type Feature {
@@ -45,8 +52,8 @@ export const typeDefs = /* GraphQL */ `
     originalPrice: String
     salePrice: String
     isDefault: Boolean!
-    photos: [Photo!]!
-    skus: [Sku!]!
+    photos(first: Int): [Photo!]!
+    skus(first: Int): [Sku!]!
   }
 
   type Photo {
@@ -76,6 +83,29 @@ export const typeDefs = /* GraphQL */ `
     hasPreviousPage: Boolean!
     startCursor: String
     endCursor: String
+  }
+
+  "Conditions a listed product meets (all of those given)."
+  input ProductFilter {
+    "Exact category, e.g. 'Jackets'."
+    category: String
+    "Lowest default price, inclusive: a decimal such as '20' or '19.99'; excludes products without a price."
+    minPrice: String
+    "Highest default price, inclusive."
+    maxPrice: String
+    "Words of the name, each as a word prefix, all required: 'camo ones' finds 'Camo Onesie' (at most 100 characters, 8 words)."
+    search: String
+  }
+
+  "List orders; ties are broken by id in the same direction. Products without a price come last in both price orders."
+  enum ProductSort {
+    ID_ASC
+    PRICE_ASC
+    PRICE_DESC
+    NAME_ASC
+    NAME_DESC
+    NEWEST
+    OLDEST
   }
 
   input CreateProductInput {

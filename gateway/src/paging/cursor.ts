@@ -1,17 +1,52 @@
 import { BadInputError } from '../errors.js';
+import { PRODUCT_SORTS, isProductSortName, type ProductSortName, type SortColumn } from './product-sort.js';
 
-const PREFIX = 'product:';
-
-/** Opaque connection cursors: base64url of the last product id seen. */
-export function encodeCursor(id: number): string {
-  return Buffer.from(`${PREFIX}${id}`).toString('base64url');
+/** A position in a sorted product list: the sort key of the last row seen (null: no price) and its id. */
+export interface ListPosition {
+  key: string | null;
+  id: number;
 }
 
-export function decodeCursor(cursor: string): number {
+const ID_PREFIX = 'product:';
+
+/** What a sort key must look like, as the repository renders it (see product-listing.ts). */
+const KEY_PATTERNS: Record<Exclude<SortColumn, 'id'>, RegExp> = {
+  default_price: /^-?\d{1,10}\.\d{2}$/,
+  name: /^[^]*$/,
+  created_at: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/,
+};
+
+/**
+ * Opaque connection cursors, base64url. In id order: `product:<id>` (the format cursors always
+ * had, so cursors handed out before sorts existed stay valid). In any other order: the JSON
+ * array [sort, key, id], so a cursor of one sort is recognised, and refused, under another.
+ */
+export function encodeCursor(sort: ProductSortName, key: string | null, id: number): string {
+  const text = sort === 'ID_ASC' ? `${ID_PREFIX}${id}` : JSON.stringify([sort, key, id]);
+  return Buffer.from(text).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, sort: ProductSortName, argument = 'after'): ListPosition {
+  const notOurs = () => new BadInputError(`${argument}: "${cursor.slice(0, 100)}" is not a cursor this API returned`);
   const text = Buffer.from(cursor, 'base64url').toString();
-  const id = Number(text.slice(PREFIX.length));
-  if (!text.startsWith(PREFIX) || !Number.isSafeInteger(id) || text !== `${PREFIX}${id}`) {
-    throw new BadInputError(`after: "${cursor}" is not a cursor this API returned`);
+  const [cursorSort, key, id] = text.startsWith(ID_PREFIX) ? ['ID_ASC', null, Number(text.slice(ID_PREFIX.length))] : parseJson(text);
+  if (typeof cursorSort !== 'string' || !isProductSortName(cursorSort) || !Number.isSafeInteger(id)) throw notOurs();
+  if (Buffer.from(encodeCursor(cursorSort, key as string | null, id as number), 'base64url').toString() !== text) throw notOurs();
+  if (cursorSort !== sort) {
+    throw new BadInputError(`${argument}: the cursor belongs to a list sorted by ${cursorSort}, not ${sort}; restart from the first page`);
   }
-  return id;
+  const { column } = PRODUCT_SORTS[sort];
+  const keyValid =
+    column === 'id' || (typeof key === 'string' && KEY_PATTERNS[column].test(key)) || (key === null && column === 'default_price');
+  if (!keyValid) throw notOurs();
+  return { key: key as string | null, id: id as number };
+}
+
+function parseJson(text: string): unknown[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) && value.length === 3 ? value : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import { ProductDocumentRepository } from './product-documents.js';
+import { ProductListingRepository } from './product-listing.js';
 import { ProductRepository } from './products.js';
 
 export type Repositories = ReturnType<typeof createRepositories>;
@@ -8,5 +9,6 @@ export function createRepositories(db: Database) {
   return {
     products: new ProductRepository(db),
     documents: new ProductDocumentRepository(db),
+    listings: new ProductListingRepository(db),
   };
 }

@@ -1,4 +1,6 @@
-import { PRODUCT_ID_PATTERN } from '@catalog/contract';
+import { PRODUCT_ID_PATTERN, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
+import { PRICE_PATTERN, SEARCH_MAX_LENGTH } from '../paging/product-filter.js';
+import { REST_SORTS } from '../paging/product-sort.js';
 
 // JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
 // and compile the response serialisers, whose property order is the legacy key order.
@@ -19,6 +21,19 @@ export const pageQuery = {
   properties: {
     page: { type: 'integer', minimum: 1, maximum: 100_000_000, default: 1 },
     count: { type: 'integer', minimum: 1, maximum: 100, default: 5 },
+  },
+} as const;
+
+/** The list's storefront parameters: any of them switches the list to a filtered, sorted one (see product-list.ts). */
+export const listQuery = {
+  type: 'object',
+  properties: {
+    ...pageQuery.properties,
+    category: { type: 'string', maxLength: PRODUCT_TEXT_MAX_LENGTH.category, description: 'only products of this category' },
+    min_price: { type: 'string', pattern: PRICE_PATTERN, description: 'lowest default price, inclusive (decimal, e.g. "19.99")' },
+    max_price: { type: 'string', pattern: PRICE_PATTERN, description: 'highest default price, inclusive' },
+    q: { type: 'string', maxLength: SEARCH_MAX_LENGTH, description: 'words of the name, each matched as a word prefix' },
+    sort: { type: 'string', enum: REST_SORTS, description: 'order; ties broken by id; unpriced products last in price orders' },
   },
 } as const;
 

@@ -2,9 +2,15 @@ import type { CatalogEvents } from '../events/catalog-events.js';
 import type { ProductFields, ProductRepository, ProductRow } from '../repository/products.js';
 
 /**
+ * Fields product lists filter or sort by: changing one moves the product into, within or out of
+ * filtered and sorted lists, so those must be evicted like lists whose ids changed.
+ */
+const LISTED_FIELDS = ['name', 'category', 'default_price'] as const;
+
+/**
  * Product writes, shared by REST and GraphQL: each one announces which product changed, and
- * whether ids were added or removed (list positions moved). A write answers once every
- * subscriber is done (the response cache has evicted, here and in Redis).
+ * whether list positions may have moved (ids added or removed, or a listed field changed). A
+ * write answers once every subscriber is done (the response cache has evicted, here and in Redis).
  */
 export class ProductWrites {
   constructor(
@@ -20,7 +26,11 @@ export class ProductWrites {
 
   async update(id: number, fields: ProductFields): Promise<ProductRow | null> {
     const row = await this.products.update(id, fields);
-    if (row) await this.changed(id, false);
+    if (row)
+      await this.changed(
+        id,
+        LISTED_FIELDS.some((field) => fields[field] !== undefined),
+      );
     return row;
   }
 

@@ -3,8 +3,8 @@ import { readConstraintStatements } from '@catalog/contract';
 import type { TableName } from '../catalog-files.js';
 import { backendPid } from './build-cleanup.js';
 
-/** `ALTER TABLE t`, `REFERENCES t`, `ON t (` (an index; not `ON DELETE`). */
-const TABLE_MENTION = /\b(?:ALTER TABLE\s+(\w+)|REFERENCES\s+(\w+)|ON\s+(\w+)\s*\()/gi;
+/** `ALTER TABLE t`, `REFERENCES t`, `ON t (` or `ON t USING gin (` (an index; not `ON DELETE`). */
+const TABLE_MENTION = /\b(?:ALTER TABLE\s+(\w+)|REFERENCES\s+(\w+)|ON\s+(\w+)\s*(?:USING\s+\w+\s*)?\()/gi;
 
 interface PendingStatement {
   readonly sql: string;

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
 // a second copy whose schema objects Apollo's would not recognise).
@@ -13,32 +13,53 @@ import type { GraphQLContext } from '../context.js';
 const ASSUMED_LIST_LENGTH = 5;
 
 /**
- * Cost = 1 per field; a list multiplies its selection by its page size (count/first) or, for
- * relation lists, by ASSUMED_LIST_LENGTH. A connection's edges/nodes are already counted by `first`.
+ * Extra cost of a product list's filter, for the rows Postgres reads beyond the page: a name
+ * search finds its matches in the full-text index, then sorts them; a price range under a sort
+ * other than price walks one index and checks the other. A category, and every sort, cost
+ * nothing extra: each has its own index, so a page reads just its rows.
+ */
+export const SEARCH_COST = 20;
+export const PRICE_RANGE_COST = 10;
+
+function filterCost(args: Record<string, unknown>): number {
+  const filter = args.filter as { search?: unknown; minPrice?: unknown; maxPrice?: unknown } | null | undefined;
+  if (!filter) return 0;
+  const sortedByPrice = typeof args.sort === 'string' && args.sort.startsWith('PRICE_');
+  const priceRange = filter.minPrice != null || filter.maxPrice != null;
+  return (filter.search != null ? SEARCH_COST : 0) + (priceRange && !sortedByPrice ? PRICE_RANGE_COST : 0);
+}
+
+/**
+ * Cost = 1 per field; a list multiplies its selection by its page size (count/first, or the
+ * number of ids asked for) or, for relation lists without `first`, by ASSUMED_LIST_LENGTH; a
+ * filtered list adds its filter's cost. A connection's edges/nodes are already counted by `first`.
  * Introspection fields cost like any other, but their lists (types, fields, args…) count once:
  * their length is the schema's, not the client's choice, and at ×5 the standard introspection
  * query tools send would cost ~8,000 alone.
  */
 const estimateCost: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
-  const pageSize = (args.count ?? args.first) as number | undefined;
-  if (typeof pageSize === 'number') return 1 + childComplexity * Math.max(pageSize, 1);
+  const pageSize = (args.count ?? args.first ?? (Array.isArray(args.ids) ? args.ids.length : undefined)) as number | undefined;
+  if (typeof pageSize === 'number') return 1 + filterCost(args) + childComplexity * Math.max(pageSize, 1);
   const inConnection = type.name.endsWith('Connection');
   const introspection = type.name.startsWith('__');
   if (isListType(getNullableType(field.type)) && !inConnection && !introspection) return 1 + childComplexity * ASSUMED_LIST_LENGTH;
   return 1 + childComplexity;
 };
 
-/** Arguments that change a query's cost: page sizes, and @include/@skip conditions. */
-const COST_ARGUMENTS = new Set(['count', 'first', 'if']);
+/** Arguments that change a query's cost: page sizes, id lists, filters and sorts, and @include/@skip conditions. */
+const COST_ARGUMENTS = new Set(['count', 'first', 'ids', 'filter', 'sort', 'if']);
 
-/** Names of the variables a document passes to cost arguments (usually none). */
+/** Names of the variables a document passes to cost arguments, also inside them (`filter: { search: $q }`). */
 function costVariables(document: DocumentNode): string[] {
   const names = new Set<string>();
   visit(document, {
     Argument(argument) {
-      if (COST_ARGUMENTS.has(argument.name.value) && argument.value.kind === Kind.VARIABLE) {
-        names.add(argument.value.name.value);
-      }
+      if (!COST_ARGUMENTS.has(argument.name.value)) return;
+      visit(argument.value, {
+        Variable(variable) {
+          names.add(variable.name.value);
+        },
+      });
     },
   });
   return [...names].sort();
