@@ -4,7 +4,7 @@ import { parseProductId } from '../http/ids.js';
 import { decodeCursor, encodeCursor } from '../paging/cursor.js';
 import { parseProductFilter, type FilterFieldNames, type ProductFilterInput } from '../paging/product-filter.js';
 import { PRODUCT_SORTS, type ProductSortName } from '../paging/product-sort.js';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
 import type { ListedProduct } from '../repository/product-listing.js';
 import { PRODUCT_COLUMN_NAMES, type ProductColumn, type ProductRow } from '../repository/products.js';
@@ -92,15 +92,21 @@ const FIELD_COLUMNS: Record<string, ProductColumn> = {
 /** Where a connection's products are selected. */
 const CONNECTION_NODES = [['nodes'], ['edges', 'node']] as const;
 
+/** Columns by the connection field they were worked out for: documents are parsed once and reused, so their nodes are too. */
+const columnsByField = new WeakMap<FieldNode, ProductColumn[]>();
+
 /** The product columns the connection's selection reads. */
 function connectionColumns(info: GraphQLResolveInfo): ProductColumn[] {
-  const fields = selectedFieldNames(info, CONNECTION_NODES);
-  const columns = new Set<ProductColumn>();
-  for (const field of fields) {
-    const column = FIELD_COLUMNS[field];
-    if (column) columns.add(column);
+  const field = info.fieldNodes[0]!;
+  let columns = columnsByField.get(field);
+  if (!columns) {
+    const fields = selectedFieldNames(info, CONNECTION_NODES);
+    columns = PRODUCT_COLUMN_NAMES.filter((column) =>
+      Object.entries(FIELD_COLUMNS).some(([name, read]) => read === column && fields.has(name)),
+    );
+    columnsByField.set(field, columns);
   }
-  return [...columns];
+  return columns;
 }
 
 export const resolvers = {
