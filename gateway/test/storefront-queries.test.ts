@@ -225,6 +225,39 @@ describe('storefront queries: filters, sorts and keyset pages', () => {
     assert.equal(await costOf(card), 'accepted');
   });
 
+  it('reads only the product columns a page selects (through fragments and aliases) and answers them like productsByIds', async () => {
+    const FIELDS = 'id campus name slogan description category defaultPrice createdAt updatedAt';
+    const pageOf = async (selection: string, fragments = '') => {
+      const query = `{ productsConnection(first: 5, filter: { category: "Hats" }, sort: PRICE_ASC) { ${selection} pageInfo { endCursor } } } ${fragments}`;
+      let data: { nodes?: Record<string, string>[]; edges?: { node: Record<string, string> }[] } = {};
+      const [sql] = await countStatements(app, async () => {
+        const response = await graphql(app, query);
+        assert.equal(response.statusCode, 200, response.body);
+        data = response.json().data.productsConnection;
+      });
+      return { sql: sql!.slice(0, sql!.indexOf(' FROM ')), data };
+    };
+
+    const card = await pageOf('nodes { id name defaultPrice }');
+    assert.doesNotMatch(card.sql, /description|created_at|slogan/, 'a card page reads just its columns');
+    const viaFragment = await pageOf('edges { node { ...Card } }', 'fragment Card on Product { title: name createdAt }');
+    assert.match(viaFragment.sql, /\bname\b.*created_at/, 'fields under a fragment and an alias are read');
+    assert.doesNotMatch(viaFragment.sql, /description/);
+
+    const whole = await pageOf(`nodes { ${FIELDS} }`);
+    const ids = whole.data.nodes!.map((node) => node.id);
+    const byIds = await graphql(app, `query ($ids: [ID!]!) { productsByIds(ids: $ids) { ${FIELDS} } }`, { ids });
+    assert.deepEqual(whole.data.nodes, byIds.json().data.productsByIds);
+    assert.deepEqual(
+      card.data.nodes,
+      whole.data.nodes!.map(({ id, name, defaultPrice }) => ({ id, name, defaultPrice })),
+    );
+    assert.deepEqual(
+      viaFragment.data.edges,
+      whole.data.nodes!.map(({ name, createdAt }) => ({ node: { title: name, createdAt } })),
+    );
+  });
+
   it('answers nested first: with the first items only, and loads only the related products asked for', async () => {
     await withClient(databaseUrl, async (client) => {
       await client.query(`INSERT INTO catalog.styles (id, product_id, name) VALUES (1, 10, 'Red'), (2, 10, 'Blue'), (3, 11, 'Green')`);

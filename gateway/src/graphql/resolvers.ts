@@ -4,12 +4,13 @@ import { parseProductId } from '../http/ids.js';
 import { decodeCursor, encodeCursor } from '../paging/cursor.js';
 import { parseProductFilter, type FilterFieldNames, type ProductFilterInput } from '../paging/product-filter.js';
 import { PRODUCT_SORTS, type ProductSortName } from '../paging/product-sort.js';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
-import type { ProductRow } from '../repository/products.js';
+import type { ListedProduct } from '../repository/product-listing.js';
+import { PRODUCT_COLUMN_NAMES, type ProductColumn, type ProductRow } from '../repository/products.js';
 import { productFieldsFromInput, type ProductInput } from '../writes/product-input.js';
 import type { GraphQLContext } from './context.js';
-import { wantsRelations } from './lookahead.js';
+import { selectedFieldNames, wantsRelations } from './lookahead.js';
 
 const MAX_PAGE_SIZE = 100;
 const MAX_PAGE = 100_000_000;
@@ -68,11 +69,44 @@ function loaderFor(info: GraphQLResolveInfo, context: GraphQLContext) {
   return wantsRelations(info) ? context.scope.loaders.document : context.scope.loaders.product;
 }
 
-/** Rows fetched by a list query go into the request's product loader and tags. */
-function remember(context: GraphQLContext, rows: ProductRow[]): void {
+/** Rows fetched by a list query go into the request's tags, and whole rows into its product loader. */
+function remember(context: GraphQLContext, rows: Pick<ProductRow, 'id'>[], whole = true): void {
   context.scope.tags.addProductList();
   context.scope.tags.addProducts(rows.map((row) => row.id));
-  for (const row of rows) context.scope.loaders.product.prime(row.id, row);
+  if (whole) for (const row of rows) context.scope.loaders.product.prime(row.id, row as ProductRow);
+}
+
+/** The column each scalar Product field reads; the other fields (relations) need only the id. */
+const FIELD_COLUMNS: Record<string, ProductColumn> = {
+  id: 'id',
+  campus: 'campus',
+  name: 'name',
+  slogan: 'slogan',
+  description: 'description',
+  category: 'category',
+  defaultPrice: 'default_price',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+};
+
+/** Where a connection's products are selected. */
+const CONNECTION_NODES = [['nodes'], ['edges', 'node']] as const;
+
+/** Columns by the connection field they were worked out for: documents are parsed once and reused, so their nodes are too. */
+const columnsByField = new WeakMap<FieldNode, ProductColumn[]>();
+
+/** The product columns the connection's selection reads. */
+function connectionColumns(info: GraphQLResolveInfo): ProductColumn[] {
+  const field = info.fieldNodes[0]!;
+  let columns = columnsByField.get(field);
+  if (!columns) {
+    const fields = selectedFieldNames(info, CONNECTION_NODES);
+    columns = PRODUCT_COLUMN_NAMES.filter((column) =>
+      Object.entries(FIELD_COLUMNS).some(([name, read]) => read === column && fields.has(name)),
+    );
+    columnsByField.set(field, columns);
+  }
+  return columns;
 }
 
 export const resolvers = {
@@ -92,23 +126,32 @@ export const resolvers = {
       _: unknown,
       args: { first: number; after?: string | null; filter?: ProductFilterInput | null; sort: ProductSortName },
       context: GraphQLContext,
+      info: GraphQLResolveInfo,
     ) => {
       assertInRange('first', args.first, 1, MAX_PAGE_SIZE);
       const filter = parseProductFilter(args.filter ?? {}, FILTER_ARGUMENTS);
       const after = args.after == null ? undefined : decodeCursor(args.after, args.sort);
+      const columns = connectionColumns(info);
       // One row more than asked tells whether there is a next page.
-      const rows = await context.services.repositories.listings.list(filter, PRODUCT_SORTS[args.sort], after, args.first + 1);
+      const rows = await context.services.repositories.listings.list(filter, PRODUCT_SORTS[args.sort], after, args.first + 1, 0, columns);
       const nodes = rows.slice(0, args.first);
-      remember(context, nodes);
-      const edges = nodes.map((node) => ({ cursor: encodeCursor(args.sort, node.sort_key, node.id), node }));
+      remember(context, nodes, columns.length === PRODUCT_COLUMN_NAMES.length);
+      const cursorOf = (node: ListedProduct | undefined) => (node ? encodeCursor(args.sort, node.sort_key, node.id) : null);
+      // Cursors are encoded only when asked for: a page usually wants just the end cursor.
       return {
-        edges,
+        get edges() {
+          return nodes.map((node) => ({ cursor: cursorOf(node), node }));
+        },
         nodes,
         pageInfo: {
           hasNextPage: rows.length > args.first,
           hasPreviousPage: args.after != null,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? null,
+          get startCursor() {
+            return cursorOf(nodes[0]);
+          },
+          get endCursor() {
+            return cursorOf(nodes.at(-1));
+          },
         },
       };
     },

@@ -3,10 +3,10 @@ import type { Database } from '../db/database.js';
 import type { ListPosition } from '../paging/cursor.js';
 import type { ProductFilter } from '../paging/product-filter.js';
 import type { ProductSort, SortColumn } from '../paging/product-sort.js';
-import { PRODUCT_COLUMNS, type ProductRow } from './products.js';
+import { PRODUCT_COLUMN_NAMES, type ProductColumn, type ProductRow } from './products.js';
 
-/** A listed row with its sort key as text, for the next page's cursor. */
-export type ListedProduct = ProductRow & { sort_key: string | null };
+/** A listed row (the columns asked for, and always the id) with its sort key as text, for the next page's cursor. */
+export type ListedProduct<C extends ProductColumn = ProductColumn> = Pick<ProductRow, C | 'id'> & { sort_key: string | null };
 
 /**
  * Each sort key rendered as text that casts back to exactly the same value: prices keep their
@@ -57,9 +57,23 @@ function filterConditions(filter: ProductFilter, params: Parameters): string[] {
 export class ProductListingRepository {
   constructor(private readonly db: Database) {}
 
-  /** `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by the caller). */
-  list(filter: ProductFilter, sort: ProductSort, after: ListPosition | undefined, limit: number, skip = 0): Promise<ListedProduct[]> {
+  /**
+   * `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by
+   * the caller), with the `columns` asked for (all by default): a page showing a few fields
+   * neither reads nor parses the others (long descriptions, timestamps).
+   */
+  list<C extends ProductColumn = ProductColumn>(
+    filter: ProductFilter,
+    sort: ProductSort,
+    after: ListPosition | undefined,
+    limit: number,
+    skip = 0,
+    columns: readonly C[] = PRODUCT_COLUMN_NAMES as readonly ProductColumn[] as readonly C[],
+  ): Promise<ListedProduct<C>[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    // The id and the sort column are always read: the outer ORDER BY of the queries below uses them.
+    const wanted = new Set<ProductColumn>(['id', sort.column, ...columns]);
+    const selected = PRODUCT_COLUMN_NAMES.filter((column) => wanted.has(column)).join(', ');
     const params = new Parameters();
     const conditions = filterConditions(filter, params);
     const order = sort.descending ? 'DESC' : 'ASC';
@@ -73,11 +87,11 @@ export class ProductListingRepository {
     // Skipped rows (REST pages) vary too much to be literals.
     const step = skip === 0 ? (LIMIT_STEPS.find((size) => size >= limit) ?? limit) : undefined;
     const select = (where: string[]) =>
-      `SELECT ${PRODUCT_COLUMNS}, ${KEY_TEXT[sort.column]} AS sort_key FROM ${SERVING_SCHEMA}.products
+      `SELECT ${selected}, ${KEY_TEXT[sort.column]} AS sort_key FROM ${SERVING_SCHEMA}.products
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT ${step ?? params.add(skip + limit)}`;
     const page = () => (step ? `LIMIT ${step}` : `LIMIT ${params.add(limit)} OFFSET ${params.add(skip)}`);
     const query = async (sql: string) => {
-      const rows = await this.db.query<ListedProduct>(sql, params.values);
+      const rows = await this.db.query<ListedProduct<C>>(sql, params.values);
       return rows.length > limit ? rows.slice(0, limit) : rows;
     };
 

@@ -22,7 +22,19 @@ export interface ProductFields {
   default_price?: string | number | null;
 }
 
-export const PRODUCT_COLUMNS = 'id, campus, name, slogan, description, category, default_price, created_at, updated_at';
+export const PRODUCT_COLUMN_NAMES = [
+  'id',
+  'campus',
+  'name',
+  'slogan',
+  'description',
+  'category',
+  'default_price',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ProductRow)[];
+export type ProductColumn = (typeof PRODUCT_COLUMN_NAMES)[number];
+export const PRODUCT_COLUMNS = PRODUCT_COLUMN_NAMES.join(', ');
 const WRITABLE_COLUMNS = ['name', 'slogan', 'description', 'category', 'default_price'] as const;
 /** Below every real id, so "after" it means "from the start". */
 export const BEFORE_FIRST_ID = Number.MIN_SAFE_INTEGER;
