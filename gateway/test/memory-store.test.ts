@@ -34,11 +34,19 @@ describe('in-process store', () => {
     assert.equal(store.size, 10);
   });
 
-  it('counts every encoding of a compressed body against its byte budget', () => {
+  it('compresses a body only when a client first asks for that encoding, and counts the copy against its byte budget', () => {
     const bodyOnly = Buffer.byteLength(bigBody) + 'k'.length + 512;
     const store = new MemoryStore({ maxEntries: 10, maxBytes: bodyOnly + 10 });
     store.set('k', entry(bigBody));
-    assert.equal(store.size, 0, 'its gzip and brotli copies do not fit');
+    const held = store.get('k')!.representations;
+    assert.equal(held.byteLength, Buffer.byteLength(bigBody), 'no compressed copy before a client asks');
+    assert.equal(held.negotiate('gzip, deflate, br'), held.negotiate('br'), 'one brotli copy, made once');
+    assert.equal(store.size, 0, 'its brotli copy does not fit the budget: the entry leaves');
+
+    const roomy = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
+    roomy.set('k', entry(bigBody));
+    roomy.get('k')!.representations.negotiate('br');
+    assert.equal(roomy.size, 1);
   });
 
   it('evicts by tag what it admitted', () => {

@@ -5,7 +5,8 @@ import type { Representations } from './representations.js';
 
 /**
  * A cached response as the in-process cache holds it: its body in every encoding it is sent in,
- * with their ETags and headers (made once, when it entered memory), the route it answers, what
+ * with their ETags and headers (each made once: as is when it entered memory, compressed copies
+ * when first asked for), the route it answers, what
  * it was built from, and when it stops being valid.
  */
 export class MemoryEntry {
@@ -72,6 +73,11 @@ export class MemoryStore {
     this.admission.record(key);
     if (!this.entries.has(key) && !this.admits(key, entry)) return;
     this.entries.set(key, entry);
+    // A compressed copy made later counts too: setting the entry again re-measures it (and
+    // evicts from the cold end if the budget is exceeded).
+    entry.representations.onGrow = () => {
+      if (this.entries.peek(key) === entry) this.entries.set(key, entry);
+    };
     // An entry bigger than the whole byte budget is refused by the LRU: index nothing for it.
     if (!this.entries.has(key)) return;
     for (const tag of entry.tags) {

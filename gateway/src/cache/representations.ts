@@ -22,27 +22,50 @@ export interface Representation {
 
 /**
  * A catalog read (a cacheable 200 JSON body) in every encoding it is sent in: as is, and gzip
- * and brotli when it is big enough for compression to pay. Built once per body (when it is
- * computed, or when a replica takes it from Redis into memory), never per request.
+ * and brotli when it is big enough for compression to pay. Each compressed copy is made once,
+ * when a client first asks for that encoding, never per request: clients that do not ask for it
+ * (or a body only ever sent to them) cost no compression CPU and no memory for it.
  */
 export class Representations {
+  private readonly copies: { gzip?: Representation; br?: Representation } = {};
+  /** Called when a compressed copy is added, so a store can count its bytes. */
+  onGrow: (() => void) | undefined;
+
   constructor(
     readonly identity: Representation,
-    readonly gzip: Representation | undefined,
-    readonly br: Representation | undefined,
+    /** Makes a compressed copy; undefined when the body is too small to be compressed. */
+    private readonly compress: ((coding: 'gzip' | 'br') => Representation) | undefined,
   ) {}
 
-  /** Bytes held, every encoding counted (the in-process cache's byte budget). */
-  get byteLength(): number {
-    return this.identity.bytes.length + (this.gzip?.bytes.length ?? 0) + (this.br?.bytes.length ?? 0);
+  get gzip(): Representation | undefined {
+    return this.copy('gzip');
   }
 
-  /** The encoding the client prefers among those held (q-values respected), else the body as is. */
+  get br(): Representation | undefined {
+    return this.copy('br');
+  }
+
+  /** Bytes held, every encoding made so far counted (the in-process cache's byte budget). */
+  get byteLength(): number {
+    return this.identity.bytes.length + (this.copies.gzip?.bytes.length ?? 0) + (this.copies.br?.bytes.length ?? 0);
+  }
+
+  /** The encoding the client prefers (q-values respected), else the body as is. */
   negotiate(acceptEncoding: string | string[] | undefined): Representation {
     // Small bodies are held as they are only.
-    if (!this.br || typeof acceptEncoding !== 'string') return this.identity;
+    if (!this.compress || typeof acceptEncoding !== 'string') return this.identity;
     const coding = preferredCoding(acceptEncoding);
-    return coding === 'br' ? this.br : coding === 'gzip' ? this.gzip! : this.identity;
+    return coding === 'br' ? this.br! : coding === 'gzip' ? this.gzip! : this.identity;
+  }
+
+  private copy(coding: 'gzip' | 'br'): Representation | undefined {
+    if (!this.compress) return undefined;
+    let copy = this.copies[coding];
+    if (!copy) {
+      this.copies[coding] = copy = this.compress(coding);
+      this.onGrow?.();
+    }
+    return copy;
   }
 }
 
@@ -106,11 +129,11 @@ export class RepresentationEncoder {
     const bytes = Buffer.from(body);
     const hash = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
     const identity = this.representation(bytes, `"${hash}"`, undefined);
-    if (bytes.length < COMPRESSION_MIN_BYTES) return new Representations(identity, undefined, undefined);
-    return new Representations(
-      identity,
-      this.representation(ownCopy(gzipSync(bytes)), `"${hash}-gzip"`, 'gzip'),
-      this.representation(ownCopy(brotliCompressSync(bytes, BROTLI_OPTIONS)), `"${hash}-br"`, 'br'),
+    if (bytes.length < COMPRESSION_MIN_BYTES) return new Representations(identity, undefined);
+    return new Representations(identity, (coding) =>
+      coding === 'gzip'
+        ? this.representation(ownCopy(gzipSync(bytes)), `"${hash}-gzip"`, 'gzip')
+        : this.representation(ownCopy(brotliCompressSync(bytes, BROTLI_OPTIONS)), `"${hash}-br"`, 'br'),
     );
   }
 
