@@ -66,6 +66,15 @@ describe('trusted documents from an Apollo persisted-query manifest', () => {
     }
   });
 
+  it('runs a manifest operation named by documentId or doc_id over GET', async () => {
+    for (const name of ['documentId', 'doc_id']) {
+      const search = new URLSearchParams({ [name]: sha256(PRODUCT_NAME), variables: JSON.stringify({ id: '1' }) });
+      const response = await app.inject({ method: 'GET', url: `/graphql?${search}` });
+      assert.equal(response.statusCode, 200, `${name}: ${response.body}`);
+      assert.deepEqual(response.json(), CAMO);
+    }
+  });
+
   it('runs introspection only as listed in the manifest', async () => {
     const listed = await postGraphQL(app, { documentId: 'query-type' });
     assert.equal(listed.statusCode, 200, listed.body);

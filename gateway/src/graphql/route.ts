@@ -42,6 +42,8 @@ function parametersOfGet(search: Record<string, string | string[] | undefined>):
     operationName: single('operationName'),
     variables: json('variables'),
     extensions: json('extensions'),
+    documentId: single('documentId'),
+    doc_id: single('doc_id'),
   };
   // As in a JSON body, a parameter not given is absent, not undefined (Apollo tells the two apart).
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
