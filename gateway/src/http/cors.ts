@@ -7,6 +7,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 const REQUEST_HEADERS = ['content-type', 'authorization', 'apollo-require-preflight', 'x-apollo-operation-name'];
 /** Response headers a page may read besides the safelisted ones. */
 const EXPOSED_HEADERS = ['x-request-id', 'etag'];
+const EXPOSED_HEADERS_VALUE = EXPOSED_HEADERS.join(', ');
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 h). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
@@ -49,7 +50,7 @@ export class CorsPolicy {
     if (!this.allows(origin)) return headers;
     headers.push('access-control-allow-origin', origin);
     if (this.credentials) headers.push('access-control-allow-credentials', 'true');
-    headers.push('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
+    headers.push('access-control-expose-headers', EXPOSED_HEADERS_VALUE);
     return headers;
   }
 }
