@@ -50,6 +50,20 @@ async function gatewayPodImages(): Promise<string[]> {
   return pods.items.filter((p: any) => !p.metadata.deletionTimestamp).map((p: any) => p.spec.containers[0].image);
 }
 
+/** Waits for the gateway rollout, then for both gateway pods (and no other) to run image `tag`. */
+async function waitForGatewayRollout(tag: string, what: string): Promise<void> {
+  await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
+  await waitFor(
+    what,
+    async () => {
+      const images = await gatewayPodImages();
+      return images.length === 2 && images.every((image) => image === `catalog-gateway:${tag}`) ? true : undefined;
+    },
+    60_000,
+    500,
+  );
+}
+
 async function postgresPassword(): Promise<string> {
   const secret = await cluster.getJson(['secret', name('postgresql'), '-n', NAMESPACE]);
   return Buffer.from(secret.data.POSTGRES_PASSWORD, 'base64').toString();
@@ -195,16 +209,7 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
       const password = await postgresPassword();
       const result = await helmDeploy('upgrade', { ...INSTALL_VALUES, gateway: { image: { tag: '1.0.1' } } });
       assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
-      await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
-      await waitFor(
-        'only 1.0.1 gateway pods',
-        async () => {
-          const images = await gatewayPodImages();
-          return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
-        },
-        60_000,
-        500,
-      );
+      await waitForGatewayRollout('1.0.1', 'only 1.0.1 gateway pods');
       const after = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
       assert.notEqual(after.metadata.uid, installLoaderUid, 'the post-upgrade hook ran a new loader Job');
       assert.equal(after.status.succeeded, 1);
@@ -229,16 +234,7 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     const restored = await releaseStatus();
     assert.equal(restored.info.status, 'deployed');
     assert.equal(restored.version, good.version + 2);
-    await cluster.kubectl(['rollout', 'status', `deployment/${name('gateway')}`, '-n', NAMESPACE, '--timeout=60s']);
-    await waitFor(
-      'only 1.0.1 gateway pods again',
-      async () => {
-        const images = await gatewayPodImages();
-        return images.length === 2 && images.every((image) => image === 'catalog-gateway:1.0.1') ? true : undefined;
-      },
-      60_000,
-      500,
-    );
+    await waitForGatewayRollout('1.0.1', 'only 1.0.1 gateway pods again');
   });
 
   step('helm uninstall leaves no workloads (hook Jobs go by their TTL)', async () => {
