@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { authorized, countStatements, createFixtureDatabase, eventually, graphql, startGateway, testRedisUrl } from './support/gateway.js';
+import { Redis } from 'ioredis';
+import {
+  authorized,
+  countStatements,
+  createFixtureDatabase,
+  eventually,
+  graphql,
+  metricValue,
+  startGateway,
+  testRedisUrl,
+} from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 describe('response cache shared through Redis by two gateway replicas', () => {
@@ -27,6 +37,47 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     const redisErrors = metrics.split('\n').filter((line) => line.startsWith('catalog_cache_errors_total'));
     assert.deepEqual(statements, [], `Redis errors so far: ${redisErrors.join('; ') || 'none'}`);
     assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
+  });
+
+  it('answers from Redis at the edge: one Redis GET per request, each lookup and request counted once', async () => {
+    const original = await get(first, '/products/3/styles');
+    await first.services.cache.settled();
+    const monitor = await new Redis(testRedisUrl(1)).monitor();
+    const responseGets: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], _source: string, database: string) => {
+      if (database === '1' && args[0]?.toLowerCase() === 'get' && args[1]?.startsWith('catalog:response:')) responseGets.push(args[1]);
+    });
+    try {
+      const before = (await get(second, '/metrics')).body;
+      const copy = await get(second, '/products/3/styles');
+      assert.equal(copy.body, original.body);
+      assert.equal(copy.headers.etag, original.headers.etag);
+      const missing = await get(second, '/products/999999/styles');
+      assert.equal(missing.statusCode, 404);
+      const after = (await get(second, '/metrics')).body;
+      const grew = (series: string) => metricValue(after, series) - metricValue(before, series);
+      const requestsGrew = (status: number) => {
+        const count = (metrics: string) =>
+          metrics
+            .split('\n')
+            .filter((line) => line.startsWith('catalog_http_requests_total{'))
+            .filter((line) =>
+              ['method="GET"', 'route="/products/:product_id/styles"', `status_code="${status}"`].every((label) => line.includes(label)),
+            )
+            .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+        return count(after) - count(before);
+      };
+      // A hit from Redis and a miss everywhere: each asks memory once and Redis once.
+      assert.equal(grew('catalog_cache_lookups_total{backend="memory",result="miss"}'), 2);
+      assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="hit"}'), 1);
+      assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="miss"}'), 1);
+      assert.equal(requestsGrew(200), 1);
+      assert.equal(requestsGrew(404), 1);
+      await eventually('MONITOR has seen both GETs', async () => responseGets.length >= 2);
+      assert.equal(responseGets.length, 2, `Redis GETs: ${responseGets.join(', ')}`);
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('evicts exactly the responses built from a product when another replica writes it', async () => {

@@ -16,10 +16,12 @@ export async function replyCached(
   reply: FastifyReply,
   build: (scope: RequestScope) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
+  const compute = async () => {
     const scope = createRequestScope(services);
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    return { status: 200, body, route, tags: scope.tags.values, cacheable: true };
-  });
+    return { status: 200 as const, body, route, tags: scope.tags.values, cacheable: true };
+  };
+  // The catalog-cache plugin asked memory and Redis already when it let the request through.
+  const served = await services.cache.getOrCompute(restCacheKey(request.url), compute, { lookedUp: request.cacheMissed });
   return sendServed(request, reply, served);
 }
