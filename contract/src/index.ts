@@ -6,5 +6,7 @@ export {
   PRICE_INTEGER_DIGITS,
   PRICE_FRACTION_DIGITS,
   PRICE_MAX,
+  INDEXED_TEXT_MAX_LENGTH,
   PRODUCT_TEXT_MAX_LENGTH,
+  textLength,
 } from './input-limits.js';

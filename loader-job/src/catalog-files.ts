@@ -1,3 +1,5 @@
+import { INDEXED_TEXT_MAX_LENGTH } from '@catalog/contract';
+
 /**
  * The six files of the Atelier export and how each maps onto a catalog table: the one
  * description both the generator (headers, column order) and the loader (aliases, types,
@@ -26,6 +28,8 @@ export interface ColumnSpec {
   readonly references?: TableName;
   /** For `reference` columns: a value that marks "no reference" in the export and is rejected by its own reason. */
   readonly zeroReason?: string;
+  /** For text columns that are index keys: the most characters a value may have (longer may not fit an index entry). */
+  readonly maxLength?: number;
 }
 
 export interface CatalogFileSpec {
@@ -58,10 +62,10 @@ export const CATALOG_FILES: readonly CatalogFileSpec[] = [
     header: ['id', 'name', 'slogan', 'description', 'category', 'default_price'],
     columns: [
       id,
-      { column: 'name', kind: 'requiredText' },
+      { column: 'name', kind: 'requiredText', maxLength: INDEXED_TEXT_MAX_LENGTH.name },
       { column: 'slogan', kind: 'text' },
       { column: 'description', kind: 'text' },
-      { column: 'category', kind: 'text' },
+      { column: 'category', kind: 'text', maxLength: INDEXED_TEXT_MAX_LENGTH.category },
       { column: 'default_price', kind: 'price' },
     ],
   },

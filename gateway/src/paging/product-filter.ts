@@ -1,4 +1,4 @@
-import { PRICE_FRACTION_DIGITS, PRICE_INTEGER_DIGITS, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
+import { PRICE_FRACTION_DIGITS, PRICE_INTEGER_DIGITS, PRODUCT_TEXT_MAX_LENGTH, textLength } from '@catalog/contract';
 import { BadInputError } from '../errors.js';
 
 /** A product list filter as clients send it (GraphQL `ProductFilter`, REST query parameters). */
@@ -55,7 +55,7 @@ function parseSearch(value: string, name: string): string {
 export function parseProductFilter(input: ProductFilterInput, names: FilterFieldNames): ProductFilter {
   const filter: ProductFilter = {};
   if (input.category != null) {
-    if (input.category.length > PRODUCT_TEXT_MAX_LENGTH.category) {
+    if (textLength(input.category) > PRODUCT_TEXT_MAX_LENGTH.category) {
       throw new BadInputError(`${names.category} is longer than ${PRODUCT_TEXT_MAX_LENGTH.category} characters`);
     }
     filter.category = input.category;

@@ -1,4 +1,4 @@
-import { ID_MAX_DIGITS, PRICE_INTEGER_DIGITS } from '@catalog/contract';
+import { ID_MAX_DIGITS, PRICE_INTEGER_DIGITS, textLength } from '@catalog/contract';
 import type { CatalogFileSpec, ColumnSpec, TableName } from '../catalog-files.js';
 import { canonicalPositiveInteger, isCanonicalDecimal, isCanonicalText } from './canonical-values.js';
 import { COPY_NULL, csvText } from './copy-text.js';
@@ -34,6 +34,14 @@ const FLAGS = new Map([
   ['f', 'f'],
   ['t', 't'],
 ]);
+
+/**
+ * Whether a value may exceed its column's length limit: a cheap test on UTF-16 units, which
+ * never undercount characters; the careful path counts the characters.
+ */
+function mayBeTooLong(column: ColumnSpec, value: string): boolean {
+  return column.maxLength !== undefined && value.length > column.maxLength;
+}
 
 class RowRejected extends Error {
   constructor(readonly rejection: Rejection) {
@@ -127,7 +135,7 @@ export class RowConverter {
           break;
         }
         case 'requiredText':
-          if (!isCanonicalText(value)) return false;
+          if (!isCanonicalText(value) || mayBeTooLong(column, value)) return false;
           break;
         case 'flag':
           if (value !== '0' && value !== '1') return false;
@@ -148,7 +156,7 @@ export class RowConverter {
   }
 
   private canonicalNullable(column: ColumnSpec, value: string): boolean {
-    if (column.kind === 'text') return isCanonicalText(value);
+    if (column.kind === 'text') return isCanonicalText(value) && !mayBeTooLong(column, value);
     if (column.kind === 'price') return isCanonicalDecimal(value, LOADABLE_PRICE_DIGITS);
     const quantity = canonicalPositiveInteger(value, 10);
     return (quantity !== -1 && quantity <= MAX_INT4) || value === '0';
@@ -204,9 +212,9 @@ export class RowConverter {
         return this.renderReference(column, value);
       case 'requiredText':
         if (value === null) reject('missing value', `${column.column} is empty`);
-        return this.renderText(column.column, value);
+        return this.renderText(column, value);
       case 'text':
-        return value === null ? COPY_NULL : this.renderText(column.column, value);
+        return value === null ? COPY_NULL : this.renderText(column, value);
       case 'price':
         if (value === null) return COPY_NULL;
         return PRICE.test(value) ? value : numberProblem(column.column, value);
@@ -242,8 +250,14 @@ export class RowConverter {
     return String(id);
   }
 
-  private renderText(name: string, value: string): string {
-    if (value.indexOf('\u0000') !== -1) reject('invalid character', `${name} contains a NUL byte`);
+  private renderText(column: ColumnSpec, value: string): string {
+    if (value.indexOf('\u0000') !== -1) reject('invalid character', `${column.column} contains a NUL byte`);
+    if (mayBeTooLong(column, value)) {
+      const length = textLength(value);
+      if (length > column.maxLength!) {
+        reject('text too long', `${column.column} has ${length} characters, at most ${column.maxLength} fit the storefront indexes`);
+      }
+    }
     return csvText(value);
   }
 }
