@@ -26,6 +26,16 @@ describe('in-process store', () => {
     assert.equal(br!.bytes.buffer.byteLength, br!.bytes.length);
   });
 
+  it('holds a small body in memory of its own, not in a slice of a shared buffer pool', () => {
+    // A slice of Buffer.from's 8 KiB pool would keep the whole pool alive after the neighbours
+    // it was allocated with are evicted: the byte budget would not bound memory.
+    for (const body of ['{"id":1}', 'é'.repeat(300), 'x'.repeat(COMPRESSION_MIN_BYTES * 3)]) {
+      const { identity } = entry(body).representations;
+      assert.equal(identity.bytes.toString(), body);
+      assert.equal(identity.bytes.buffer.byteLength, Buffer.byteLength(body));
+    }
+  });
+
   it('counts the body once when it is too small to compress', () => {
     const body = 'x'.repeat(COMPRESSION_MIN_BYTES - 24);
     // Room for ten entries of this size counted once (body + key + 512 bytes overhead), not for ten counted twice.
