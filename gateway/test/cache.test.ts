@@ -42,7 +42,8 @@ describe('response cache shared through Redis by two gateway replicas', () => {
   it('answers from Redis at the edge: one Redis GET per request, each lookup and request counted once', async () => {
     const original = await get(first, '/products/3/styles');
     await first.services.cache.settled();
-    const monitor = await new Redis(testRedisUrl(1)).monitor();
+    const inspector = new Redis(testRedisUrl(1));
+    const monitor = await inspector.monitor(); // a connection of its own
     const responseGets: string[] = [];
     monitor.on('monitor', (_time: string, args: string[], _source: string, database: string) => {
       if (database === '1' && args[0]?.toLowerCase() === 'get' && args[1]?.startsWith('catalog:response:')) responseGets.push(args[1]);
@@ -77,6 +78,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
       assert.equal(responseGets.length, 2, `Redis GETs: ${responseGets.join(', ')}`);
     } finally {
       monitor.disconnect();
+      inspector.disconnect();
     }
   });
 
