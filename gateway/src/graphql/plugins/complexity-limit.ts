@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
@@ -96,26 +96,24 @@ export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin
     return cost;
   };
 
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ request, document, schema, queryHash, operation }) {
-          // No operation to run: the operation guard answers 400 (costing would sum every operation).
-          if (!operation) return;
-          let cost: number;
-          try {
-            cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});
-          } catch {
-            // Unusable variables: execution rejects them next with a 400 naming the variable.
-            return;
-          }
-          if (cost > maxComplexity) {
-            throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${maxComplexity}`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
-            });
-          }
-        },
-      };
+  // One listener for every request: the costs it remembers are the plugin's, not a request's.
+  const limit: GraphQLRequestListener<GraphQLContext> = {
+    async didResolveOperation({ request, document, schema, queryHash, operation }) {
+      // No operation to run: the operation guard answers 400 (costing would sum every operation).
+      if (!operation) return;
+      let cost: number;
+      try {
+        cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});
+      } catch {
+        // Unusable variables: execution rejects them next with a 400 naming the variable.
+        return;
+      }
+      if (cost > maxComplexity) {
+        throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${maxComplexity}`, {
+          extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
+        });
+      }
     },
   };
+  return { requestDidStart: async () => limit };
 }

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
 import { ClientFacingError, ServiceUnavailableError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
 
@@ -6,23 +6,24 @@ import type { GraphQLContext } from '../context.js';
  * Gives GraphQL responses the HTTP status of what went wrong: 503 + Retry-After when Postgres is
  * unavailable, 4xx for bad input or missing credentials. Failed responses are never cached.
  */
-export const errorStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ errors, response, contextValue }) {
-        if (!errors?.length) return;
-        contextValue.failed = true;
-        const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
-        const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
-        if (unavailable) {
-          response.http.status = 503;
-          response.http.headers.set('retry-after', String(unavailable.retryAfterSeconds));
-        } else if (causes[0] && (response.http.status ?? 200) === 200) {
-          response.http.status = causes[0].statusCode;
-        }
-      },
-    };
+const setErrorStatus: GraphQLRequestListener<GraphQLContext> = {
+  async willSendResponse({ errors, response, contextValue }) {
+    if (!errors?.length) return;
+    contextValue.failed = true;
+    const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
+    const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
+    if (unavailable) {
+      response.http.status = 503;
+      response.http.headers.set('retry-after', String(unavailable.retryAfterSeconds));
+    } else if (causes[0] && (response.http.status ?? 200) === 200) {
+      response.http.status = causes[0].statusCode;
+    }
   },
+};
+
+// One listener for every request: it keeps no per-request state.
+export const errorStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart: async () => setErrorStatus,
 };
 
 /** Adds the error code of gateway errors to the GraphQL error's extensions. */
