@@ -66,6 +66,8 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
     // Present with --baseline-checkout: this revision against another one, in the same run.
     ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),
+    ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
+    ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
   ];
 }
 

@@ -144,6 +144,8 @@ try {
       redisUrl: redis.url,
       logLevel,
       logDir: LOG_DIR,
+      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles') : undefined,
+      baselineCheckout: options.baselineCheckout,
       rounds,
       plan,
       compare,

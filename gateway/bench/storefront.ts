@@ -138,6 +138,10 @@ export interface StorefrontRun {
   redisUrl: string;
   logLevel: string;
   logDir: string;
+  /** Directory for a V8 CPU profile of the uncached gateway (`--profile-gateway`), if wanted. */
+  cpuProfileDir: string | undefined;
+  /** Another checkout (`--baseline-checkout`): its gateway, cache off too, is measured beside this one. */
+  baselineCheckout: string | undefined;
   rounds: number;
   plan: (name: string, requests: PlannedRequest[]) => Promise<PlanFile>;
   compare: (workload: Workload, contenders: Contender[]) => Promise<void>;
@@ -151,14 +155,19 @@ export interface StorefrontRun {
  * its warm-up fills the cache). Returns the deep page measured.
  */
 export async function compareStorefront(run: StorefrontRun): Promise<number> {
-  const gateway = await startGateway({
-    databaseUrl: run.databaseUrl,
-    redisUrl: run.redisUrl,
-    logLevel: run.logLevel,
-    logDir: run.logDir,
-    name: 'gateway-uncached',
-    env: { CACHE_TTL_SECONDS: '0' },
-  });
+  const uncached = (name: string, repoRoot?: string, cpuProfileDir?: string) =>
+    startGateway({
+      databaseUrl: run.databaseUrl,
+      redisUrl: run.redisUrl,
+      logLevel: run.logLevel,
+      logDir: run.logDir,
+      cpuProfileDir,
+      name,
+      env: { CACHE_TTL_SECONDS: '0' },
+      repoRoot,
+    });
+  const gateway = await uncached('gateway-uncached', undefined, run.cpuProfileDir);
+  const baseline = run.baselineCheckout ? await uncached('gateway-baseline-uncached', run.baselineCheckout) : undefined;
   const postgraphile = await startPostgraphile({ databaseUrl: run.databaseUrl, logDir: run.logDir, log: run.log });
   try {
     const plans = await storefrontPlans(run.databaseUrl, gateway, postgraphile);
@@ -177,6 +186,7 @@ export async function compareStorefront(run: StorefrontRun): Promise<number> {
         contender('gateway', gateway, gatewayPlan),
         contender('postgraphile', postgraphile, postgraphilePlan),
         contender('gateway, cache on', run.cachedGateway, gatewayPlan),
+        ...(baseline ? [contender('gateway (baseline)', baseline, gatewayPlan)] : []),
       ];
     };
     await run.compare('Storefront category page 1 by price', await contenders('page1'));
@@ -184,6 +194,7 @@ export async function compareStorefront(run: StorefrontRun): Promise<number> {
     return plans.deepPage;
   } finally {
     await postgraphile.stop();
+    await baseline?.stop();
     await gateway.stop();
   }
 }
