@@ -88,7 +88,13 @@ describe('GraphQL IDE off', () => {
       const headers = new HeaderMap([['accept', BROWSER_ACCEPT]]);
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'GET', headers, search: '', body: undefined },
-        context: async () => ({ services: app.services, scope: createRequestScope(app.services), authorization: undefined, failed: false }),
+        context: async () => ({
+          services: app.services,
+          scope: createRequestScope(app.services),
+          authorization: undefined,
+          log: app.log,
+          failed: false,
+        }),
       });
       assert.doesNotMatch(response.headers.get('content-type') ?? '', /text\/html/);
     } finally {

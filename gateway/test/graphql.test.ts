@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { createSchema } from '../src/graphql/schema.js';
-import { authorized, countStatements, createFixtureDatabase, graphql, startGateway } from './support/gateway.js';
+import { authorized, countStatements, createFixtureDatabase, graphql, startGateway, withClient } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 const schema = createSchema();
@@ -196,5 +196,26 @@ describe('GraphQL over the fixture catalog', () => {
     assert.match(metrics, /catalog_graphql_operations_total\{operation_name="anonymous",operation_type="mutation",outcome="error"\} \d+/);
     assert.match(metrics, /catalog_graphql_operation_duration_seconds_bucket\{le="0.001",operation_name="Named",operation_type="query"\}/);
     assert.match(metrics, /catalog_http_requests_total\{method="POST",route="\/graphql",status_code="200"\} \d+/);
+  });
+});
+
+describe('GraphQL when something unexpected fails', () => {
+  let app: FastifyInstance;
+  before(async () => {
+    const databaseUrl = await createFixtureDatabase();
+    // A column the gateway does not expect: its features query fails inside Postgres (not an outage).
+    await withClient(databaseUrl, (client) => client.query('ALTER TABLE catalog.features RENAME COLUMN feature TO feature_moved'));
+    app = await startGateway(databaseUrl);
+  });
+  after(() => app.close());
+
+  it('answers with a generic message and code, never the internal error (as REST answers a 500)', async () => {
+    const response = await graphql(app, 'query Features { product(id: 1) { id features { feature } } }');
+    const body = response.json();
+    assert.equal(body.errors.length, 1);
+    assert.equal(body.errors[0].message, 'internal server error');
+    assert.equal(body.errors[0].extensions.code, 'INTERNAL_SERVER_ERROR');
+    assert.equal(body.errors[0].path[0], 'product');
+    assert.doesNotMatch(response.body, /feature_moved|does not exist|catalog\./);
   });
 });

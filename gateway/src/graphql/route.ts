@@ -107,7 +107,7 @@ export function graphqlRoute(services: Services) {
 
       const execute = async (): Promise<ComputedResponse> => {
         const scope = createRequestScope(services);
-        const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, failed: false };
+        const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, log: request.log, failed: false };
         const response = await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request), search: '', body: params },
           context: async () => context,

@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import { GraphQLError } from 'graphql';
 import { ClientFacingError, ServiceUnavailableError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
 
@@ -10,6 +11,10 @@ const setErrorStatus: GraphQLRequestListener<GraphQLContext> = {
   async willSendResponse({ errors, response, contextValue }) {
     if (!errors?.length) return;
     contextValue.failed = true;
+    for (const error of errors) {
+      const cause = unexpectedCause(error);
+      if (cause) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
+    }
     const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
     const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
     if (unavailable) {
@@ -26,11 +31,24 @@ export const errorStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
   requestDidStart: async () => setErrorStatus,
 };
 
-/** Adds the error code of gateway errors to the GraphQL error's extensions. */
-export function formatGatewayError<T extends { extensions?: Record<string, unknown> }>(formatted: T, error: unknown): T {
+/**
+ * What a resolver threw that is neither a GraphQL error nor one of the gateway's client-facing
+ * errors: a bug or an unexpected database error, whose message may name tables and columns.
+ */
+function unexpectedCause(error: unknown): Error | undefined {
+  const cause = (error as { originalError?: unknown })?.originalError;
+  return cause instanceof Error && !(cause instanceof GraphQLError) && !(cause instanceof ClientFacingError) ? cause : undefined;
+}
+
+/**
+ * Adds the error code of gateway errors to the GraphQL error's extensions, and hides what an
+ * unexpected error says behind a generic message, as REST answers a 500 (it is logged instead).
+ */
+export function formatGatewayError<T extends { message: string; extensions?: Record<string, unknown> }>(formatted: T, error: unknown): T {
   const cause = (error as { originalError?: unknown })?.originalError;
   if (cause instanceof ClientFacingError) {
     return { ...formatted, extensions: { ...formatted.extensions, code: cause.code } };
   }
+  if (unexpectedCause(error)) return { ...formatted, message: 'internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   return formatted;
 }
