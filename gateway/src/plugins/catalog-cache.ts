@@ -63,7 +63,7 @@ export class CacheHits {
     }
     const headers = addCommonHeaders(representation.headers.slice(), requestId, this.lifecycle);
     response.writeHead(200, this.cors.addTo(headers, origin));
-    response.end(representation.body);
+    response.end(representation.bytes);
     return 200;
   }
 
