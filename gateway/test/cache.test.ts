@@ -39,7 +39,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
   });
 
-  it('answers from Redis at the edge: one Redis GET per request, each lookup and request counted once', async () => {
+  it('answers from Redis with one Redis GET per request, each lookup and request counted once', async () => {
     const original = await get(first, '/products/3/styles');
     await first.services.cache.settled();
     const inspector = new Redis(testRedisUrl(1));

@@ -90,35 +90,14 @@ export class ResponseCache {
     return this.enabled ? this.options.memory.get(key) : undefined;
   }
 
-  /** Whether responses are shared through Redis, so a miss in memory is worth asking it for. */
-  get shared(): boolean {
-    return this.enabled && this.options.redis !== undefined;
-  }
-
-  /**
-   * The response from Redis after a miss in memory (`peek`), kept in memory for the next request;
-   * counts both lookups. Lets the edge answer what another replica (or an evicted copy) computed
-   * without a route.
-   */
-  async fromShared(key: string): Promise<MemoryEntry | undefined> {
-    this.options.metrics.cacheLookups.inc(LOOKUP_LABELS.memory.miss);
-    return this.readShared(key);
-  }
-
   /**
    * The response for `key`: from memory, Redis, an identical computation in flight, or `compute`.
    * Cacheable 200s come back as catalog reads, encoded even when the cache is off or cannot keep
    * them (HTTP caches and compression still apply).
    */
-  async getOrCompute(
-    key: string,
-    compute: () => Promise<ComputedResponse>,
-    {
-      lookedUp = false,
-    }: { /** The edge already missed in memory and Redis: only a computation in flight can help. */ lookedUp?: boolean } = {},
-  ): Promise<ServedResponse> {
+  async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
     if (!this.enabled) return this.encoded(await compute());
-    const cached = this.inflight.get(key) ?? (lookedUp ? undefined : await this.lookup(key));
+    const cached = this.inflight.get(key) ?? (await this.lookup(key));
     if (cached) return cached;
     let flight = this.inflight.get(key);
     if (!flight) {
@@ -149,14 +128,10 @@ export class ResponseCache {
   }
 
   private async lookup(key: string): Promise<ServedResponse | undefined> {
-    const local = this.options.memory.get(key);
-    this.options.metrics.cacheLookups.inc(local ? LOOKUP_LABELS.memory.hit : LOOKUP_LABELS.memory.miss);
-    const entry = local ?? (await this.readShared(key));
-    return entry && catalogRead(entry);
-  }
-
-  private async readShared(key: string): Promise<MemoryEntry | undefined> {
     const { memory, redis, metrics } = this.options;
+    const local = memory.get(key);
+    metrics.cacheLookups.inc(local ? LOOKUP_LABELS.memory.hit : LOOKUP_LABELS.memory.miss);
+    if (local) return catalogRead(local);
     if (!redis) return undefined;
     let shared: CacheEntry | undefined;
     try {
@@ -169,7 +144,7 @@ export class ResponseCache {
     // Redis holds the body as is: this replica encodes it once, on its way into memory.
     const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
     memory.set(key, entry);
-    return entry;
+    return catalogRead(entry);
   }
 
   private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {

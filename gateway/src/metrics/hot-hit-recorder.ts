@@ -25,7 +25,6 @@ const MAX_PENDING = 4096;
 export class HotHitRecorder {
   private labels: HotHitLabels[] = [];
   private seconds: number[] = [];
-  private memoryHits = 0;
 
   constructor(
     private readonly metrics: {
@@ -35,23 +34,20 @@ export class HotHitRecorder {
     },
   ) {}
 
-  /** @param fromMemory false for an entry the edge had to fetch from Redis (its lookups are counted there) */
-  record(labels: HotHitLabels, seconds: number, fromMemory: boolean): void {
+  record(labels: HotHitLabels, seconds: number): void {
     this.labels.push(labels);
     this.seconds.push(seconds);
-    if (fromMemory) this.memoryHits += 1;
     if (this.labels.length >= MAX_PENDING) this.flush();
   }
 
   flush(): void {
     const { labels, seconds } = this;
     if (labels.length === 0) return;
-    const { memoryHits } = this;
     this.labels = [];
     this.seconds = [];
-    this.memoryHits = 0;
     const { httpRequests, httpDuration, cacheLookups } = this.metrics;
-    if (memoryHits > 0) cacheLookups.inc(MEMORY_HIT, memoryHits);
+    // Every hot hit is a hit of the in-process cache too.
+    cacheLookups.inc(MEMORY_HIT, labels.length);
     for (let index = 0; index < labels.length; index += 1) {
       httpRequests.inc(labels[index]!);
       httpDuration.observe(labels[index]!, seconds[index]!);

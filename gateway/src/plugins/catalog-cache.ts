@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import type { CachedRoute } from '../cache/entry.js';
@@ -36,17 +36,6 @@ export class CacheHits {
   }
 
   /**
-   * After a miss in memory: the entry Redis holds for a GET or HEAD of a cached REST route, if
-   * responses are shared (undefined when there is nothing to ask). Other paths never wait on Redis:
-   * health probes and metrics must answer while it is stalled.
-   */
-  sharedEntryFor(request: Pick<IncomingMessage, 'method' | 'url'>): Promise<MemoryEntry | undefined> | undefined {
-    const { method, url } = request;
-    if ((method !== 'GET' && method !== 'HEAD') || !url || !isCachedRestPath(url) || !this.cache.shared) return undefined;
-    return this.cache.fromShared(restCacheKey(url));
-  }
-
-  /**
    * Writes the cached answer in the encoding the client accepts, with its precomputed headers,
    * those every response carries and CORS's for the request's origin: a 304 without a body when
    * the client's copy is current (a HEAD gets the headers of the GET, Node writes no body).
@@ -72,16 +61,8 @@ export class CacheHits {
    * HotHitRecorder), and logs it at debug level only: a log line costs more than serving a hit,
    * and the metrics count them all.
    */
-  account(
-    entry: MemoryEntry,
-    method: HitMethod,
-    statusCode: HitStatus,
-    reqId: string,
-    url: string,
-    milliseconds: number,
-    fromMemory = true,
-  ): void {
-    this.metrics.hotHits.record(this.labelsFor(entry.route)[method][statusCode], milliseconds / 1_000, fromMemory);
+  account(entry: MemoryEntry, method: HitMethod, statusCode: HitStatus, reqId: string, url: string, milliseconds: number): void {
+    this.metrics.hotHits.record(this.labelsFor(entry.route)[method][statusCode], milliseconds / 1_000);
     if (this.logger.isLevelEnabled('debug')) {
       this.logger.debug({ reqId, method, url, statusCode, responseTimeMs: milliseconds }, 'request completed from the in-process cache');
     }
@@ -106,17 +87,10 @@ declare module 'fastify' {
     catalogCache: ResponseCache;
   }
   interface FastifyRequest {
-    /** The cached entry this request was answered with, if any. */
+    /** The in-process entry this request was answered with, if any. */
     cacheHit: MemoryEntry | null;
-    /** True when the entry came from Redis (after a miss in memory). */
-    cacheHitShared: boolean;
-    /** True when memory and Redis were asked and had nothing: the route computes the response. */
-    cacheMissed: boolean;
   }
 }
-
-/** The cached REST routes' paths: `/products`, with a query string or below it. */
-const isCachedRestPath = (url: string): boolean => url.startsWith('/products') && (url.length === 9 || url[9] === '/' || url[9] === '?');
 
 /** Whether a request was answered from the in-process cache (its metrics and log line are the cache's). */
 export const answeredFromCache = (request: FastifyRequest): boolean => Boolean(request.cacheHit);
@@ -136,33 +110,17 @@ export const catalogCache = fp<CatalogCacheOptions>(
   async (app: FastifyInstance, { parts, hits }) => {
     app.decorate('catalogCache', parts.cache);
     app.decorateRequest('cacheHit', null);
-    app.decorateRequest('cacheHitShared', false);
-    app.decorateRequest('cacheMissed', false);
-    const answer = (request: FastifyRequest, reply: FastifyReply, entry: MemoryEntry) => {
+    app.addHook('onRequest', (request, reply, done) => {
+      const entry = hits.entryFor(request.raw);
+      if (!entry) return done();
       request.cacheHit = entry;
       reply.hijack();
       hits.serve(request.raw, reply.raw, entry, request.id);
-    };
-    app.addHook('onRequest', (request, reply, done) => {
-      const entry = hits.entryFor(request.raw);
-      if (entry) return answer(request, reply, entry);
-      const shared = hits.sharedEntryFor(request.raw);
-      if (!shared) return done();
-      // fromShared never rejects (Redis failures are counted and read as a miss).
-      void shared.then((sharedEntry) => {
-        if (!sharedEntry) {
-          request.cacheMissed = true;
-          return done();
-        }
-        request.cacheHitShared = true;
-        answer(request, reply, sharedEntry);
-      });
     });
     app.addHook('onResponse', (request, reply, done) => {
-      const { cacheHit } = request;
-      if (cacheHit) {
-        const status = reply.raw.statusCode as HitStatus;
-        hits.account(cacheHit, request.method as HitMethod, status, request.id, request.url, reply.elapsedTime, !request.cacheHitShared);
+      if (request.cacheHit) {
+        const method = request.method as HitMethod;
+        hits.account(request.cacheHit, method, reply.raw.statusCode as HitStatus, request.id, request.url, reply.elapsedTime);
       }
       done();
     });

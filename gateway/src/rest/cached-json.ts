@@ -16,12 +16,10 @@ export async function replyCached(
   reply: FastifyReply,
   build: (scope: RequestScope) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const compute = async () => {
+  const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
     const scope = createRequestScope(services);
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    return { status: 200 as const, body, route, tags: scope.tags.values, cacheable: true };
-  };
-  // The catalog-cache plugin asked memory and Redis already when it let the request through.
-  const served = await services.cache.getOrCompute(restCacheKey(request.url), compute, { lookedUp: request.cacheMissed });
+    return { status: 200, body, route, tags: scope.tags.values, cacheable: true };
+  });
   return sendServed(request, reply, served);
 }
