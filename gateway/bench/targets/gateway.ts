@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
@@ -5,6 +6,21 @@ import { answersOk } from '../../../scripts/test/wait.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Checkouts whose gateway build was brought up to date by this run. */
+const built = new Set<string>();
+
+/**
+ * The gateway runs as its image runs it, from the TypeScript build (`gateway/dist`), never
+ * through a development loader: tsx's esbuild transform (keepNames) wraps every closure made per
+ * request, which measured 4–5 µs more CPU per cached GET. `tsc -b` brings the build up to date
+ * with the checkout's sources (a no-op when it is), once per checkout and run.
+ */
+function buildOnce(repoRoot: string): void {
+  if (built.has(repoRoot)) return;
+  execFileSync('npx', ['tsc', '-b', 'contract', 'gateway'], { cwd: repoRoot, stdio: 'inherit' });
+  built.add(repoRoot);
+}
 
 export interface GatewaySettings {
   databaseUrl: string;
@@ -21,7 +37,7 @@ export interface GatewaySettings {
   repoRoot?: string;
 }
 
-/** The gateway as deployed: its own process, Postgres + Redis, default pool and cache settings. */
+/** The gateway as deployed: its own process, built code, Postgres + Redis, default pool and cache settings. */
 export async function startGateway({
   databaseUrl,
   redisUrl,
@@ -32,11 +48,12 @@ export async function startGateway({
   env = {},
   repoRoot = REPO_ROOT,
 }: GatewaySettings): Promise<ServerProcess> {
+  buildOnce(repoRoot);
   const port = await freePort();
   return startServerProcess({
     name,
     command: process.execPath,
-    args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), '--import', 'tsx', 'gateway/src/cli.ts'],
+    args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), 'gateway/bin/catalog-gateway.js'],
     cwd: repoRoot,
     env: {
       ...process.env,
