@@ -6,6 +6,32 @@ export interface ResidentMemory {
   peakRssMiB: number;
 }
 
+/** Where a Node process's memory is, from its prom-client default metrics, in MiB. */
+export interface NodeMemory {
+  /** Live and not yet collected JavaScript objects, and what V8 reserved for them. */
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  /** Memory held outside the V8 heap for JavaScript objects: Buffers (the cached bodies). */
+  externalMiB: number;
+}
+
+const NODE_MEMORY_METRICS = {
+  heapUsedMiB: 'nodejs_heap_size_used_bytes',
+  heapTotalMiB: 'nodejs_heap_size_total_bytes',
+  externalMiB: 'nodejs_external_memory_bytes',
+} as const;
+
+export async function nodeMemory(metricsUrl: string): Promise<NodeMemory> {
+  const text = await (await fetch(metricsUrl)).text();
+  const mib = (metric: string) => {
+    const match = new RegExp(`^${metric} (\\S+)$`, 'm').exec(text);
+    if (!match) throw new Error(`no ${metric} in ${metricsUrl}`);
+    return Number(match[1]) / 1024 ** 2;
+  };
+  const entries = Object.entries(NODE_MEMORY_METRICS).map(([field, metric]) => [field, mib(metric)]);
+  return Object.fromEntries(entries) as unknown as NodeMemory;
+}
+
 export function residentMemory(pid: number): ResidentMemory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => {

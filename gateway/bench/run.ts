@@ -18,7 +18,7 @@ import { openBenchDataset } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
 import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
-import { residentMemory, type ResidentMemory } from './process-memory.js';
+import { nodeMemory, residentMemory, type NodeMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
 import { compareTargets, type Contender, type PlanFile } from './compare.js';
 import { printReport, writeReport, type Cell, type Workload } from './report.js';
@@ -55,7 +55,7 @@ const cleanups: Array<() => Promise<void>> = [];
 const cells: Cell[] = [];
 let hotCache: CacheShare | undefined;
 let longTailCache: CacheShare | undefined;
-let longTailMemory: ResidentMemory | undefined;
+let longTailMemory: (ResidentMemory & NodeMemory) | undefined;
 let storefrontDeepPage: number | undefined;
 try {
   const dataset = await openBenchDataset({ products: options.products, seed: options.seed, log });
@@ -221,7 +221,7 @@ try {
         { target: 'bare node:http', server: bare, warmup: warmup!, rounds, cold: true },
       ]);
       longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway.baseUrl));
-      longTailMemory = residentMemory(gateway.pid);
+      longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(`${gateway.baseUrl}/metrics`)) };
     }
   }
 } finally {
@@ -245,7 +245,9 @@ const describeCache = (workload: string, share: CacheShare | undefined) =>
       `Redis answered ${(100 * share.redisHitRatio).toFixed(1)}% of its misses.`
     : '';
 const memoryNote = longTailMemory
-  ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB).`
+  ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB); ` +
+    `V8 heap ${longTailMemory.heapUsedMiB.toFixed(0)} MiB used of ${longTailMemory.heapTotalMiB.toFixed(0)} MiB, ` +
+    `external (Buffers: the cached bodies) ${longTailMemory.externalMiB.toFixed(0)} MiB.`
   : '';
 const storefrontNote = storefrontDeepPage
   ? `Storefront: ${STOREFRONT_PAGE_SIZE} products of one category by price, page 1 and page ${storefrontDeepPage} (the deep page), ` +
