@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { MemoryEntry, MemoryStore } from '../src/cache/memory-store.js';
+import { ENTRY_OVERHEAD_BYTES, MemoryEntry, MemoryStore } from '../src/cache/memory-store.js';
 import { COMPRESSION_MIN_BYTES, RepresentationEncoder } from '../src/cache/representations.js';
 
 const encoder = new RepresentationEncoder({ maxAgeSeconds: 60, staleWhileRevalidateSeconds: 300 });
@@ -38,14 +38,14 @@ describe('in-process store', () => {
 
   it('counts the body once when it is too small to compress', () => {
     const body = 'x'.repeat(COMPRESSION_MIN_BYTES - 24);
-    // Room for ten entries of this size counted once (body + key + 512 bytes overhead), not for ten counted twice.
-    const store = new MemoryStore({ maxEntries: 1_000, maxBytes: 10 * (body.length + 'key-0'.length + 512) });
+    // Room for ten entries of this size counted once (body + key + overhead), not for ten counted twice.
+    const store = new MemoryStore({ maxEntries: 1_000, maxBytes: 10 * (body.length + 'key-0'.length + ENTRY_OVERHEAD_BYTES) });
     for (let index = 0; index < 10; index += 1) store.set(`key-${index}`, entry(body));
     assert.equal(store.size, 10);
   });
 
   it('compresses a body only when a client first asks for that encoding, and counts the copy against its byte budget', () => {
-    const bodyOnly = Buffer.byteLength(bigBody) + 'k'.length + 512;
+    const bodyOnly = Buffer.byteLength(bigBody) + 'k'.length + ENTRY_OVERHEAD_BYTES;
     const store = new MemoryStore({ maxEntries: 10, maxBytes: bodyOnly + 10 });
     store.set('k', entry(bigBody));
     const held = store.get('k')!.representations;
@@ -66,5 +66,25 @@ describe('in-process store', () => {
     store.evictTags(['product:1']);
     assert.equal(store.get('a'), undefined);
     assert.equal(store.get('b')!.representations.identity.bytes.toString(), '{"id":2}');
+  });
+
+  it('evicts every key of a tag many responses share, and forgets keys that left on their own', () => {
+    const store = new MemoryStore({ maxEntries: 3, maxBytes: 1024 ** 2 });
+    store.set('product', entry('{"id":1}', ['product:1']));
+    store.set('styles', entry('{"styles":[]}', ['product:1']));
+    store.set('related', entry('[2]', ['product:1', 'product:2']));
+    store.set('related', entry('[2]', ['product:1', 'product:2'])); // replaced: indexed once
+    // A fourth entry, asked for more often, takes the least recently used one's place.
+    for (let count = 0; count < 3; count += 1) store.set('other', entry('{"id":3}', ['product:3']));
+    assert.equal(store.get('product'), undefined, 'evicted by the LRU');
+    store.evictTags(['product:1']);
+    assert.equal(store.get('styles'), undefined);
+    assert.equal(store.get('related'), undefined);
+    assert.equal(store.get('other')!.representations.identity.bytes.toString(), '{"id":3}');
+    store.set('product', entry('{"id":1}', ['product:1']));
+    store.evictTags(['product:2']);
+    assert.equal(store.size, 2, 'product:2 named only the related response, gone already');
+    store.evictTags(['product:1']);
+    assert.equal(store.size, 1);
   });
 });

@@ -8,17 +8,44 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Response headers as a flat [name, value, name, value, …] list: what `writeHead` takes fastest
- * (a hit copies the list and appends its request id; copying a header object costs ~3 µs more).
+ * (copying a header object costs ~3 µs more).
  */
 export type HeaderList = readonly OutgoingHttpHeader[];
 
-/** One encoding of a catalog read, with the headers of its 200 and of its 304, made once. */
-export interface Representation {
-  bytes: Buffer;
-  etag: string;
-  headers: HeaderList;
-  notModifiedHeaders: HeaderList;
+/**
+ * One encoding of a catalog read. Its headers are listed when a response is written, not kept
+ * per entry: two lists per cached body cost more memory than making them costs time.
+ */
+export class Representation {
+  constructor(
+    readonly bytes: Buffer,
+    readonly etag: string,
+    private readonly coding: 'gzip' | 'br' | undefined,
+    private readonly cacheControl: string,
+  ) {}
+
+  /** The headers of a 304 (RFC 9110 §15.4.5: those a 200 would carry about caching). */
+  notModifiedHeaders(): OutgoingHttpHeader[] {
+    return this.withCachingHeaders([]);
+  }
+
+  /** The headers of a 200 carrying these bytes. */
+  headers(): OutgoingHttpHeader[] {
+    const headers = this.withCachingHeaders(['content-type', JSON_CONTENT_TYPE, 'content-length', this.bytes.length]);
+    if (this.coding) headers.push('content-encoding', this.coding);
+    return headers;
+  }
+
+  private withCachingHeaders(headers: OutgoingHttpHeader[]): OutgoingHttpHeader[] {
+    // Vary: a cache must keep each encoding apart, also for bodies too small to be compressed,
+    // whose encoding a cache cannot know without asking.
+    headers.push('etag', this.etag, 'cache-control', this.cacheControl, 'vary', 'accept-encoding');
+    return headers;
+  }
 }
+
+/** Told when a compressed copy is added, with the key the body is cached under, so a store can count its bytes. */
+export type GrowthListener = (key: string, representations: Representations) => void;
 
 /**
  * A catalog read (a cacheable 200 JSON body) in every encoding it is sent in: as is, and gzip
@@ -27,45 +54,58 @@ export interface Representation {
  * (or a body only ever sent to them) cost no compression CPU and no memory for it.
  */
 export class Representations {
-  private readonly copies: { gzip?: Representation; br?: Representation } = {};
-  /** Called when a compressed copy is added, so a store can count its bytes. */
-  onGrow: (() => void) | undefined;
+  private gzipCopy: Representation | undefined;
+  private brCopy: Representation | undefined;
+  /**
+   * Set by the store holding these, with the key they are held under: one listener for the
+   * whole store, not a closure per cached body.
+   */
+  private heldUnder: string | undefined;
+  private growthListener: GrowthListener | undefined;
 
   constructor(
     readonly identity: Representation,
-    /** Makes a compressed copy; undefined when the body is too small to be compressed. */
-    private readonly compress: ((coding: 'gzip' | 'br') => Representation) | undefined,
+    /** Makes the compressed copies; undefined when the body is too small to be compressed. */
+    private readonly encoder: RepresentationEncoder | undefined,
   ) {}
 
   get gzip(): Representation | undefined {
-    return this.copy('gzip');
+    if (this.encoder && !this.gzipCopy) {
+      this.gzipCopy = this.encoder.compressed(this.identity, 'gzip');
+      this.grew();
+    }
+    return this.gzipCopy;
   }
 
   get br(): Representation | undefined {
-    return this.copy('br');
+    if (this.encoder && !this.brCopy) {
+      this.brCopy = this.encoder.compressed(this.identity, 'br');
+      this.grew();
+    }
+    return this.brCopy;
   }
 
   /** Bytes held, every encoding made so far counted (the in-process cache's byte budget). */
   get byteLength(): number {
-    return this.identity.bytes.length + (this.copies.gzip?.bytes.length ?? 0) + (this.copies.br?.bytes.length ?? 0);
+    return this.identity.bytes.length + (this.gzipCopy?.bytes.length ?? 0) + (this.brCopy?.bytes.length ?? 0);
+  }
+
+  /** Tells `listener` of every compressed copy made from now on. */
+  watchGrowth(key: string, listener: GrowthListener): void {
+    this.heldUnder = key;
+    this.growthListener = listener;
   }
 
   /** The encoding the client prefers (q-values respected), else the body as is. */
   negotiate(acceptEncoding: string | string[] | undefined): Representation {
     // Small bodies are held as they are only.
-    if (!this.compress || typeof acceptEncoding !== 'string') return this.identity;
+    if (!this.encoder || typeof acceptEncoding !== 'string') return this.identity;
     const coding = preferredCoding(acceptEncoding);
     return coding === 'br' ? this.br! : coding === 'gzip' ? this.gzip! : this.identity;
   }
 
-  private copy(coding: 'gzip' | 'br'): Representation | undefined {
-    if (!this.compress) return undefined;
-    let copy = this.copies[coding];
-    if (!copy) {
-      this.copies[coding] = copy = this.compress(coding);
-      this.onGrow?.();
-    }
-    return copy;
+  private grew(): void {
+    if (this.heldUnder !== undefined) this.growthListener?.(this.heldUnder, this);
   }
 }
 
@@ -138,21 +178,13 @@ export class RepresentationEncoder {
   encode(body: string): Representations {
     const bytes = ownBytes(body);
     const hash = createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
-    const identity = this.representation(bytes, `"${hash}"`, undefined);
-    if (bytes.length < COMPRESSION_MIN_BYTES) return new Representations(identity, undefined);
-    return new Representations(identity, (coding) =>
-      coding === 'gzip'
-        ? this.representation(ownCopy(gzipSync(bytes)), `"${hash}-gzip"`, 'gzip')
-        : this.representation(ownCopy(brotliCompressSync(bytes, BROTLI_OPTIONS)), `"${hash}-br"`, 'br'),
-    );
+    const identity = new Representation(bytes, `"${hash}"`, undefined, this.cacheControl);
+    return new Representations(identity, bytes.length < COMPRESSION_MIN_BYTES ? undefined : this);
   }
 
-  private representation(bytes: Buffer, etag: string, coding: 'gzip' | 'br' | undefined): Representation {
-    // Vary: a cache must keep each encoding apart, also for bodies too small to be compressed,
-    // whose encoding a cache cannot know without asking.
-    const notModifiedHeaders = ['etag', etag, 'cache-control', this.cacheControl, 'vary', 'accept-encoding'];
-    const headers = ['content-type', JSON_CONTENT_TYPE, 'content-length', bytes.length, ...notModifiedHeaders];
-    if (coding) headers.push('content-encoding', coding);
-    return { bytes, etag, headers, notModifiedHeaders };
+  /** The `coding` copy of a body: its ETag is the body's with the coding as a suffix. */
+  compressed(identity: Representation, coding: 'gzip' | 'br'): Representation {
+    const bytes = coding === 'gzip' ? gzipSync(identity.bytes) : brotliCompressSync(identity.bytes, BROTLI_OPTIONS);
+    return new Representation(ownCopy(bytes), `${identity.etag.slice(0, -1)}-${coding}"`, coding, this.cacheControl);
   }
 }

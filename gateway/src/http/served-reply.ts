@@ -17,9 +17,9 @@ export function sendServed(request: FastifyRequest, reply: FastifyReply, served:
   // A 304 answers a conditional GET or HEAD only (another method's met If-None-Match would be a 412).
   const conditional = request.method === 'GET' || request.method === 'HEAD';
   if (conditional && ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-    return withHeaders(reply, representation.notModifiedHeaders).code(304).send();
+    return withHeaders(reply, representation.notModifiedHeaders()).code(304).send();
   }
-  return withHeaders(reply, representation.headers).code(200).send(representation.bytes);
+  return withHeaders(reply, representation.headers()).code(200).send(representation.bytes);
 }
 
 /** Sets `headers`, adding to a Vary set earlier (CORS varies by Origin) instead of replacing it. */

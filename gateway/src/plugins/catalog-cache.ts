@@ -36,7 +36,7 @@ export class CacheHits {
   }
 
   /**
-   * Writes the cached answer in the encoding the client accepts, with its precomputed headers,
+   * Writes the cached answer in the encoding the client accepts, with its headers,
    * those every response carries and CORS's for the request's origin: a 304 without a body when
    * the client's copy is current (a HEAD gets the headers of the GET, Node writes no body).
    * Returns the status written.
@@ -45,12 +45,12 @@ export class CacheHits {
     const representation = entry.representations.negotiate(request.headers['accept-encoding']);
     const { origin } = request.headers;
     if (ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-      const headers = addCommonHeaders(representation.notModifiedHeaders.slice(), requestId, this.lifecycle);
+      const headers = addCommonHeaders(representation.notModifiedHeaders(), requestId, this.lifecycle);
       response.writeHead(304, this.cors.addTo(headers, origin));
       response.end();
       return 304;
     }
-    const headers = addCommonHeaders(representation.headers.slice(), requestId, this.lifecycle);
+    const headers = addCommonHeaders(representation.headers(), requestId, this.lifecycle);
     response.writeHead(200, this.cors.addTo(headers, origin));
     response.end(representation.bytes);
     return 200;
