@@ -93,10 +93,12 @@ export class ResponseCache {
   /**
    * The response for `key`: from memory, Redis, an identical computation in flight, or `compute`.
    * Cacheable 200s come back as catalog reads, encoded even when the cache is off or cannot keep
-   * them (HTTP caches and compression still apply).
+   * them (HTTP caches and compression still apply). `key` may be a function making the key, when
+   * making it costs something: it is called only when the cache is on.
    */
-  async getOrCompute(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
+  async getOrCompute(keyOrMaker: string | (() => string), compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
     if (!this.enabled) return this.encoded(await compute());
+    const key = typeof keyOrMaker === 'string' ? keyOrMaker : keyOrMaker();
     const cached = this.inflight.get(key) ?? (await this.lookup(key));
     if (cached) return cached;
     let flight = this.inflight.get(key);

@@ -29,10 +29,11 @@ export interface ResolvedOperation {
   document: DocumentNode | undefined;
   operation: OperationDefinitionNode | undefined;
   /**
-   * The response-cache key, for queries only. It is made from the resolved text, so a hash-only
-   * request and the same operation sent as text share one entry.
+   * The response-cache key, for queries only, made when the cache asks for it (with the cache off,
+   * never). It is made from the resolved text, so a hash-only request and the same operation sent
+   * as text share one entry.
    */
-  cacheKey: string | undefined;
+  cacheKey: (() => string) | undefined;
 }
 
 /** A request answered without running anything: a persisted-query miss, or a refusal. */
@@ -235,7 +236,7 @@ export class PersistedQueries {
     const document = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash).document : undefined;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const cacheKey =
-      operation?.operation === 'query' ? graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
+      operation?.operation === 'query' ? () => graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
     return {
       params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
       operationName,

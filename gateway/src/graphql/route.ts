@@ -119,7 +119,7 @@ export function graphqlRoute(services: Services) {
           body: response.body.string,
           headers: response.headers,
           route: '/graphql',
-          tags: scope.tags.values,
+          tags: scope.tags,
           cacheable: operation?.operation === 'query' && !context.failed,
         };
       };

@@ -19,7 +19,7 @@ export async function replyCached(
   const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
     const scope = createRequestScope(services);
     const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    return { status: 200, body, route, tags: scope.tags.values, cacheable: true };
+    return { status: 200, body, route, tags: scope.tags, cacheable: true };
   });
   return sendServed(request, reply, served);
 }
