@@ -6,6 +6,8 @@ import { HeaderMap } from '@apollo/server';
 import { loadConfig } from '../src/config.js';
 import { createApollo } from '../src/graphql/apollo.js';
 import { DocumentCache } from '../src/graphql/documents.js';
+import { JitExecutor } from '../src/graphql/jit-executor.js';
+import { ComplexityLimit } from '../src/graphql/plugins/complexity-limit.js';
 import { createSchema } from '../src/graphql/schema.js';
 import { gatewayValidationRules } from '../src/graphql/validation-rules.js';
 import { createRequestScope } from '../src/services.js';
@@ -83,7 +85,12 @@ describe('GraphQL IDE off', () => {
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: 8, introspection: true });
     const documents = new DocumentCache(schema, validationRules, app.services.metrics.graphqlDocumentParses);
-    const apollo = await createApollo(app.services, { schema, documents, validationRules });
+    const apollo = await createApollo({
+      documents,
+      validationRules,
+      executor: new JitExecutor(schema),
+      complexity: new ComplexityLimit(schema, app.services.config.GRAPHQL_MAX_COMPLEXITY),
+    });
     try {
       const headers = new HeaderMap([['accept', BROWSER_ACCEPT]]);
       const response = await apollo.executeHTTPGraphQLRequest({

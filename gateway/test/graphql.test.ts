@@ -101,6 +101,18 @@ describe('GraphQL over the fixture catalog', () => {
     }
   });
 
+  it('runs an operation once when its errors are answered by Apollo (the route runs it, Apollo formats the result)', async () => {
+    const query = '{ product(id: 1) { id } productsConnection(after: "bm90LWEtY3Vyc29y") { nodes { id } } }';
+    let response: Awaited<ReturnType<typeof graphql>> | undefined;
+    const statements = await countStatements(app, async () => {
+      response = await graphql(app, query);
+    });
+    assert.equal(response!.statusCode, 400, response!.body);
+    assert.deepEqual(response!.json().data, null);
+    assert.match(response!.json().errors[0].message, /after: .* is not a cursor/);
+    assert.equal(statements.length, 1, statements.join('\n'));
+  });
+
   it('rejects queries over the depth and complexity limits with 400 before touching the database', async () => {
     const deep = '{ product(id: 1) { related { related { related { related { related { related { related { id } } } } } } } } }';
     const costly = '{ products(count: 100) { styles { photos { url } skus { id size } } } }';

@@ -1,28 +1,30 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { GraphQLSchema, ValidationRule } from 'graphql';
-import type { Services } from '../services.js';
+import type { ValidationRule } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import type { DocumentCache } from './documents.js';
-import { jitExecutor } from './jit-executor.js';
-import { complexityLimitPlugin } from './plugins/complexity-limit.js';
+import type { JitExecutor } from './jit-executor.js';
+import { complexityLimitPlugin, type ComplexityLimit } from './plugins/complexity-limit.js';
 import { errorStatusPlugin, formatGatewayError } from './plugins/error-status.js';
 import { operationGuardPlugin } from './plugins/operation-guard.js';
 
 export interface ApolloParts {
-  schema: GraphQLSchema;
   documents: DocumentCache;
   /** The gateway's validation rules, the same the document cache validates with. */
   validationRules: ValidationRule[];
+  executor: JitExecutor;
+  complexity: ComplexityLimit;
 }
 
 /** Apollo Server over the gateway's schema, documents, executor and plugins, started. */
-export async function createApollo(
-  services: Services,
-  { schema, documents, validationRules }: ApolloParts,
-): Promise<ApolloServer<GraphQLContext>> {
+export async function createApollo({
+  documents,
+  validationRules,
+  executor,
+  complexity,
+}: ApolloParts): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: jitExecutor(schema),
+    gateway: executor.apolloGateway(),
     documentStore: documents.apolloStore,
     validationRules,
     // GRAPHQL_INTROSPECTION is enforced by `validationRules`, which the document cache applies
@@ -34,7 +36,7 @@ export async function createApollo(
     plugins: [
       documents.apolloParsesPlugin,
       operationGuardPlugin,
-      complexityLimitPlugin(services.config.GRAPHQL_MAX_COMPLEXITY),
+      complexityLimitPlugin(complexity),
       errorStatusPlugin,
       // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
       ApolloServerPluginCacheControlDisabled(),

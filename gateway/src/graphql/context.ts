@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ExecutionResult } from 'graphql';
 import type { RequestScope, Services } from '../services.js';
 
 export interface GraphQLContext {
@@ -9,4 +10,9 @@ export interface GraphQLContext {
   log: FastifyBaseLogger;
   /** Set when the response carries errors: such responses are never cached. */
   failed: boolean;
+  /**
+   * The operation's execution, when the route ran it without Apollo and hands the request to
+   * Apollo only to answer its errors (graphql/direct-execution.ts): Apollo's executor returns it.
+   */
+  execution?: Promise<ExecutionResult>;
 }

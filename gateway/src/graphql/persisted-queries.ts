@@ -3,7 +3,7 @@ import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from
 import type { Counter } from 'prom-client';
 import { graphqlCacheKey } from '../cache/keys.js';
 import type { Services } from '../services.js';
-import type { DocumentCache } from './documents.js';
+import type { DocumentCache, KnownDocument } from './documents.js';
 import type { PersistedQueryStore } from './persisted-query-store.js';
 import { MAX_DOCUMENT_ID_LENGTH, type TrustedDocuments } from './trusted-documents.js';
 
@@ -27,6 +27,8 @@ export interface ResolvedOperation {
   params: GraphQLParams;
   operationName: string | undefined;
   document: DocumentNode | undefined;
+  /** Whether `document` passed validation. */
+  valid: boolean;
   operation: OperationDefinitionNode | undefined;
   /**
    * The response-cache key, for queries only, made when the cache asks for it (with the cache off,
@@ -49,6 +51,7 @@ interface ResolvedText {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const UNKNOWN_DOCUMENT: KnownDocument = { document: undefined, valid: false };
 const HASH_ONLY = Symbol('hash only');
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -146,7 +149,8 @@ export class PersistedQueries {
   async resolve(params: GraphQLParams): Promise<ResolvedOperation | RefusedOperation> {
     const { counter } = this.options;
     // Not an object (a batch array, a bare string): Apollo names what is wrong with it.
-    if (!isRecord(params)) return { params, operationName: undefined, document: undefined, operation: undefined, cacheKey: undefined };
+    if (!isRecord(params))
+      return { params, operationName: undefined, document: undefined, valid: false, operation: undefined, cacheKey: undefined };
     try {
       const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
       if ('refused' in resolved) return resolved;
@@ -233,7 +237,7 @@ export class PersistedQueries {
 
   private operationOf(params: GraphQLParams, { query, sha256Hash, extensions }: ResolvedText): ResolvedOperation {
     const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
-    const document = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash).document : undefined;
+    const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const cacheKey =
       operation?.operation === 'query' ? () => graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
@@ -241,6 +245,7 @@ export class PersistedQueries {
       params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
       operationName,
       document,
+      valid,
       operation,
       cacheKey,
     };

@@ -6,9 +6,12 @@ import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
+import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
+import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
 import { recordOperation } from './operation-metrics.js';
+import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
@@ -68,10 +71,11 @@ function apolloHeaders(request: FastifyRequest): HeaderMap {
 
 /**
  * `POST /graphql`, and `GET /graphql` for queries (GraphQL over HTTP, so browsers and CDNs can
- * cache them): one handler. Apollo executes, and query responses (never mutations, never errors)
- * go through the response cache, keyed by document, operation name and variables, and leave as
- * catalog reads (ETag, Cache-Control, compression). Every request's operation metrics are
- * recorded here, whether it was executed or answered from the cache.
+ * cache them): one handler. Operations run directly (graphql/direct-execution.ts) or through
+ * Apollo, and query responses (never mutations, never errors) go through the response cache,
+ * keyed by document, operation name and variables, and leave as catalog reads (ETag,
+ * Cache-Control, compression). Every request's operation metrics are recorded here, whether it
+ * was executed or answered from the cache.
  */
 export function graphqlRoute(services: Services) {
   return async (app: FastifyInstance) => {
@@ -80,7 +84,10 @@ export function graphqlRoute(services: Services) {
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
     const persistedQueries = createPersistedQueries(services, documents);
-    const apollo = await createApollo(services, { schema, documents, validationRules });
+    const executor = new JitExecutor(schema);
+    const complexity = new ComplexityLimit(schema, config.GRAPHQL_MAX_COMPLEXITY);
+    const direct = new DirectExecution(executor, complexity);
+    const apollo = await createApollo({ documents, validationRules, executor, complexity });
     app.addHook('onClose', () => apollo.stop());
 
     const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
@@ -91,7 +98,7 @@ export function graphqlRoute(services: Services) {
         const { status, headers, body } = resolved.refused;
         return reply.code(status).headers(headers).type(JSON_CONTENT_TYPE).send(body);
       }
-      const { params, operationName, operation, cacheKey } = resolved;
+      const { params, operationName, document, valid, operation, cacheKey } = resolved;
 
       if (operation?.operation === 'subscription') {
         return reply.code(400).send(graphqlErrors('subscriptions are not supported: use query or mutation', 'BAD_REQUEST'));
@@ -108,20 +115,25 @@ export function graphqlRoute(services: Services) {
       const execute = async (): Promise<ComputedResponse> => {
         const scope = createRequestScope(services);
         const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, log: request.log, failed: false };
+        const computed = (body: string, status: number, headers?: Iterable<[string, string]>): ComputedResponse => ({
+          status,
+          body,
+          headers,
+          route: '/graphql',
+          tags: scope.tags,
+          cacheable: operation?.operation === 'query' && !context.failed,
+        });
+        const outcome = await direct.run({ params, document, valid, operation, operationName, accept: request.headers.accept, context });
+        if (outcome && 'body' in outcome) return computed(outcome.body, 200);
+        // Apollo answers the rest: what the direct path does not run, and the errors of what it ran.
+        if (outcome) context.execution = outcome.execution;
         const response = await apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request), search: '', body: params },
           context: async () => context,
         });
         if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
         executionFailed = context.failed;
-        return {
-          status: response.status ?? 200,
-          body: response.body.string,
-          headers: response.headers,
-          route: '/graphql',
-          tags: scope.tags,
-          cacheable: operation?.operation === 'query' && !context.failed,
-        };
+        return computed(response.body.string, response.status ?? 200, response.headers);
       };
 
       // Queries may be answered from the cache or by another request's identical in-flight execution.

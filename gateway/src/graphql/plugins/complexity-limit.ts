@@ -68,52 +68,69 @@ function costVariables(document: DocumentNode): string[] {
 /** How many distinct (document, operation, cost variables) costs are remembered. */
 const REMEMBERED_COSTS = 1_000;
 
-/**
- * Rejects operations costing more than `maxComplexity` with a 400 before anything runs.
- * The cost depends only on the document, the operation and the cost variables, so it is
- * computed once per such combination (as the document cache parses and validates a document once),
- * not once per request: a product page with a new id each time costs one cache lookup.
- */
-export function complexityLimitPlugin(maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
-  const costs = new LRUCache<string, number>({ max: REMEMBERED_COSTS });
-  const variablesByDocument = new WeakMap<DocumentNode, string[]>();
+/** What the cost of a document's operations depends on besides the operation: its variables passed to cost arguments. */
+interface CostShape {
+  /** Tells documents apart in the remembered costs' keys (a document's text may be long). */
+  serial: number;
+  variables: string[];
+}
 
-  const costOf = (
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    queryHash: string,
-    operationName: string | undefined,
-    variables: Record<string, unknown>,
-  ) => {
-    let names = variablesByDocument.get(document);
-    if (!names) variablesByDocument.set(document, (names = costVariables(document)));
-    const key = JSON.stringify([queryHash, operationName ?? null, names.map((name) => variables[name] ?? null)]);
-    let cost = costs.get(key);
+/**
+ * The limit on an operation's cost (see estimateCost). The cost depends only on the document,
+ * the operation and the cost variables, so it is computed once per such combination (as the
+ * document cache parses and validates a document once), not once per request: a product page
+ * with a new id each time costs one cache lookup.
+ */
+export class ComplexityLimit {
+  private readonly costs = new LRUCache<string, number>({ max: REMEMBERED_COSTS });
+  private readonly shapes = new WeakMap<DocumentNode, CostShape>();
+  private documentsSeen = 0;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    readonly maxComplexity: number,
+  ) {}
+
+  /**
+   * The error answering an operation that costs more than the limit (a 400), or undefined. An
+   * operation whose variables cannot be costed passes: execution rejects them next, naming the variable.
+   */
+  check(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): GraphQLError | undefined {
+    let cost: number;
+    try {
+      cost = this.costOf(document, operationName, variables);
+    } catch {
+      return undefined;
+    }
+    if (cost <= this.maxComplexity) return undefined;
+    return new GraphQLError(`query complexity ${cost} exceeds the limit of ${this.maxComplexity}`, {
+      extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
+    });
+  }
+
+  private costOf(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): number {
+    let shape = this.shapes.get(document);
+    if (!shape) this.shapes.set(document, (shape = { serial: ++this.documentsSeen, variables: costVariables(document) }));
+    const key = JSON.stringify([shape.serial, operationName ?? null, shape.variables.map((name) => variables[name] ?? null)]);
+    let cost = this.costs.get(key);
     if (cost === undefined) {
-      cost = getComplexity({ schema, query: document, variables, operationName, estimators: [estimateCost] });
-      costs.set(key, cost);
+      cost = getComplexity({ schema: this.schema, query: document, variables, operationName, estimators: [estimateCost] });
+      this.costs.set(key, cost);
     }
     return cost;
-  };
+  }
+}
 
-  // One listener for every request: the costs it remembers are the plugin's, not a request's.
-  const limit: GraphQLRequestListener<GraphQLContext> = {
-    async didResolveOperation({ request, document, schema, queryHash, operation }) {
+/** Rejects operations costing more than the limit with a 400 before anything runs. */
+export function complexityLimitPlugin(limit: ComplexityLimit): ApolloServerPlugin<GraphQLContext> {
+  // One listener for every request: the costs it remembers are the limit's, not a request's.
+  const listener: GraphQLRequestListener<GraphQLContext> = {
+    async didResolveOperation({ request, document, operation }) {
       // No operation to run: the operation guard answers 400 (costing would sum every operation).
       if (!operation) return;
-      let cost: number;
-      try {
-        cost = costOf(schema, document, queryHash, request.operationName ?? undefined, request.variables ?? {});
-      } catch {
-        // Unusable variables: execution rejects them next with a 400 naming the variable.
-        return;
-      }
-      if (cost > maxComplexity) {
-        throw new GraphQLError(`query complexity ${cost} exceeds the limit of ${maxComplexity}`, {
-          extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
-        });
-      }
+      const error = limit.check(document, request.operationName ?? undefined, request.variables ?? {});
+      if (error) throw error;
     },
   };
-  return { requestDidStart: async () => limit };
+  return { requestDidStart: async () => listener };
 }
