@@ -100,7 +100,7 @@ describe('GraphQL IDE off', () => {
           scope: createRequestScope(app.services),
           authorization: undefined,
           log: app.log,
-          failed: false,
+          outcome: { failed: false },
         }),
       });
       assert.doesNotMatch(response.headers.get('content-type') ?? '', /text\/html/);

@@ -230,4 +230,18 @@ describe('GraphQL when something unexpected fails', () => {
     assert.equal(body.errors[0].path[0], 'product');
     assert.doesNotMatch(response.body, /feature_moved|does not exist|catalog\./);
   });
+
+  it('neither caches nor counts as a success a query answered 200 with errors', async () => {
+    const query = 'query Broken { product(id: 2) { id features { feature } } }';
+    const first = await graphql(app, query);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json().errors.length, 1);
+    assert.equal(first.headers['cache-control'], 'no-store');
+    assert.equal(first.headers.etag, undefined);
+    // Not answered from the cache: the failing statement runs again.
+    const statements = await countStatements(app, () => graphql(app, query));
+    assert.ok(statements.length > 0);
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /catalog_graphql_operations_total\{operation_name="Broken",operation_type="query",outcome="error"\} 2/);
+  });
 });

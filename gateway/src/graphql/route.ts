@@ -114,14 +114,20 @@ export function graphqlRoute(services: Services) {
 
       const execute = async (): Promise<ComputedResponse> => {
         const scope = createRequestScope(services);
-        const context: GraphQLContext = { services, scope, authorization: request.headers.authorization, log: request.log, failed: false };
+        const context: GraphQLContext = {
+          services,
+          scope,
+          authorization: request.headers.authorization,
+          log: request.log,
+          outcome: { failed: false },
+        };
         const computed = (body: string, status: number, headers?: Iterable<[string, string]>): ComputedResponse => ({
           status,
           body,
           headers,
           route: '/graphql',
           tags: scope.tags,
-          cacheable: operation?.operation === 'query' && !context.failed,
+          cacheable: operation?.operation === 'query' && !context.outcome.failed,
         });
         const outcome = await direct.run({ params, document, valid, operation, operationName, accept: request.headers.accept, context });
         if (outcome && 'body' in outcome) return computed(outcome.body, 200);
@@ -132,7 +138,7 @@ export function graphqlRoute(services: Services) {
           context: async () => context,
         });
         if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
-        executionFailed = context.failed;
+        executionFailed = context.outcome.failed;
         return computed(response.body.string, response.status ?? 200, response.headers);
       };
 
