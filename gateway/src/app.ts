@@ -105,6 +105,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     requestIdHeader: false,
     genReqId: requestIdOf,
     schemaErrorFormatter: formatValidationError,
+    // Longer than any URL Node accepts (its 16 KiB header limit answers 431 first), so an overlong
+    // id is the route's 400 naming the parameter, not the router's 414 of its own 100-character limit.
+    routerOptions: { maxParamLength: 16 * 1024 },
     clientErrorHandler: answerClientError,
     // While draining, a request that reached this replica on an open connection is served (with
     // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.

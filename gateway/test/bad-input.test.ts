@@ -3,7 +3,21 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { authorized, createFixtureDatabase, startGateway } from './support/gateway.js';
 
-const BAD_IDS = ['abc', '0', '-1', '1.5', '1e3', '0x10', '%20', '9223372036854775808', '99999999999999999999999', "1'%20OR%201=1"];
+const BAD_IDS = [
+  'abc',
+  '0',
+  '-1',
+  '1.5',
+  '1e3',
+  '0x10',
+  '%20',
+  '9223372036854775808',
+  '99999999999999999999999',
+  "1'%20OR%201=1",
+  // Longer than the router's default parameter limit (100 characters), which answered its own 414.
+  '9'.repeat(200),
+  encodeURIComponent('T̺̺̕o͞ ̷i̲̬͇̪͙n̝̗͕v̟̜̘̦͟o̶̙̰̠kè͚̮̺̪̹̱̤ ̖t̝͕̳̣̻̪͞h̼͓̲̦̳̘̲e͇̣̰̦̬͎ ̢̼̻̱̘h͚͎͙̜̣̲ͅi̦̲̣̰̤v̻͍e̺̭̳̪̰-m̢iͅn̖̺̞̲̯̰d'),
+];
 const json = { 'content-type': 'application/json' };
 
 describe('bad input gets a 4xx JSON error naming the problem, never a 500', () => {
