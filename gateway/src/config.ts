@@ -30,7 +30,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WRITE_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   CACHE_TTL_SECONDS: integer(0, 86_400, 300),
-  CACHE_MAX_ENTRIES: integer(1, 10_000_000, 100_000),
+  CACHE_MAX_ENTRIES: integer(1, 10_000_000, 400_000),
   CACHE_MAX_BYTES: integer(1_024, 64 * 1024 ** 3, 192 * 1024 ** 2),
   REDIS_COMMAND_TIMEOUT_MS: integer(10, 10_000, 200),
   DB_POOL_MAX: integer(1, 1_000, 20),
@@ -73,11 +73,11 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_MAX_ENTRIES: {
     description:
-      'most entries in the in-process cache (in front of Redis, or alone without it); once full, TinyLFU admission lets a new response in only if it is asked for more often than the least recently used one',
+      'most entries in the in-process cache (in front of Redis, or alone without it), a cap beside the byte budget, which usually decides; once full, TinyLFU admission lets a new response in only if it is asked for more often than the least recently used one',
   },
   CACHE_MAX_BYTES: {
     description:
-      'most bytes in the in-process cache (192 MiB; each body counted in every encoding held, plus 1 KiB per entry for its objects, as measured); usually the bound that decides. An entry larger than this is served but not cached',
+      'most bytes in the in-process cache (192 MiB; each body counted in every encoding held, plus 512 bytes per entry for its objects, as measured: about 130,000 catalog responses); usually the bound that decides. An entry larger than this is served but not cached',
   },
   REDIS_COMMAND_TIMEOUT_MS: {
     description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',

@@ -18,21 +18,27 @@ describe('in-process store', () => {
     const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
     store.set('k', entry(bigBody));
     const { identity, gzip, br } = store.get('k')!.representations;
-    assert.deepEqual(identity.bytes, Buffer.from(bigBody));
-    assert.equal(gunzipSync(gzip!.bytes).toString(), bigBody);
-    assert.equal(brotliDecompressSync(br!.bytes).toString(), bigBody);
+    assert.equal(identity.body, bigBody);
+    assert.equal(identity.byteLength, Buffer.byteLength(bigBody));
+    const [gzipBytes, brBytes] = [gzip!.body, br!.body] as Buffer[];
+    assert.equal(gunzipSync(gzipBytes!).toString(), bigBody);
+    assert.equal(brotliDecompressSync(brBytes!).toString(), bigBody);
     // Each compressed copy holds its own bytes only (zlib's output is a slice of a 16 KiB chunk).
-    assert.equal(gzip!.bytes.buffer.byteLength, gzip!.bytes.length);
-    assert.equal(br!.bytes.buffer.byteLength, br!.bytes.length);
+    assert.equal(gzipBytes!.buffer.byteLength, gzip!.byteLength);
+    assert.equal(brBytes!.buffer.byteLength, br!.byteLength);
   });
 
-  it('holds a small body in memory of its own, not in a slice of a shared buffer pool', () => {
-    // A slice of Buffer.from's 8 KiB pool would keep the whole pool alive after the neighbours
-    // it was allocated with are evicted: the byte budget would not bound memory.
-    for (const body of ['{"id":1}', 'é'.repeat(300), 'x'.repeat(COMPRESSION_MIN_BYTES * 3)]) {
-      const { identity } = entry(body).representations;
-      assert.equal(identity.bytes.toString(), body);
-      assert.equal(identity.bytes.buffer.byteLength, Buffer.byteLength(body));
+  it('counts a body as is at what its text takes: a byte a character when ASCII, else two', () => {
+    for (const [body, held] of [
+      ['{"id":1}', 8],
+      ['x'.repeat(COMPRESSION_MIN_BYTES * 3), COMPRESSION_MIN_BYTES * 3],
+      ['é'.repeat(300), 600],
+      ['“quoted” ✓', 20],
+    ] as const) {
+      const representations = entry(body).representations;
+      assert.equal(representations.identity.body, body);
+      assert.equal(representations.identity.byteLength, Buffer.byteLength(body), 'Content-Length is in UTF-8 bytes');
+      assert.equal(representations.heldBytes, held);
     }
   });
 
@@ -45,11 +51,11 @@ describe('in-process store', () => {
   });
 
   it('compresses a body only when a client first asks for that encoding, and counts the copy against its byte budget', () => {
-    const bodyOnly = Buffer.byteLength(bigBody) + 'k'.length + ENTRY_OVERHEAD_BYTES;
+    const bodyOnly = 2 * bigBody.length + 'k'.length + ENTRY_OVERHEAD_BYTES;
     const store = new MemoryStore({ maxEntries: 10, maxBytes: bodyOnly + 10 });
     store.set('k', entry(bigBody));
     const held = store.get('k')!.representations;
-    assert.equal(held.byteLength, Buffer.byteLength(bigBody), 'no compressed copy before a client asks');
+    assert.equal(held.heldBytes, 2 * bigBody.length, 'no compressed copy before a client asks');
     assert.equal(held.negotiate('gzip, deflate, br'), held.negotiate('br'), 'one brotli copy, made once');
     assert.equal(store.size, 0, 'its brotli copy does not fit the budget: the entry leaves');
 
@@ -65,7 +71,7 @@ describe('in-process store', () => {
     store.set('b', entry('{"id":2}', ['product:2']));
     store.evictTags(['product:1']);
     assert.equal(store.get('a'), undefined);
-    assert.equal(store.get('b')!.representations.identity.bytes.toString(), '{"id":2}');
+    assert.equal(store.get('b')!.representations.identity.body, '{"id":2}');
   });
 
   it('evicts every key of a tag many responses share, and forgets keys that left on their own', () => {
@@ -80,7 +86,7 @@ describe('in-process store', () => {
     store.evictTags(['product:1']);
     assert.equal(store.get('styles'), undefined);
     assert.equal(store.get('related'), undefined);
-    assert.equal(store.get('other')!.representations.identity.bytes.toString(), '{"id":3}');
+    assert.equal(store.get('other')!.representations.identity.body, '{"id":3}');
     store.set('product', entry('{"id":1}', ['product:1']));
     store.evictTags(['product:2']);
     assert.equal(store.size, 2, 'product:2 named only the related response, gone already');

@@ -19,7 +19,7 @@ export function sendServed(request: FastifyRequest, reply: FastifyReply, served:
   if (conditional && ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
     return withHeaders(reply, representation.notModifiedHeaders()).code(304).send();
   }
-  return withHeaders(reply, representation.headers()).code(200).send(representation.bytes);
+  return withHeaders(reply, representation.headers()).code(200).send(representation.body);
 }
 
 /** Sets `headers`, adding to a Vary set earlier (CORS varies by Origin) instead of replacing it. */

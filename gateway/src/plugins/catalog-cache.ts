@@ -52,7 +52,7 @@ export class CacheHits {
     }
     const headers = addCommonHeaders(representation.headers(), requestId, this.lifecycle);
     response.writeHead(200, this.cors.addTo(headers, origin));
-    response.end(representation.bytes);
+    response.end(representation.body);
     return 200;
   }
 
