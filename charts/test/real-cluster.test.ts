@@ -33,6 +33,8 @@ const name = (component: string) => `${RELEASE}-catalog-gateway-${component}`;
 const VALUES = {
   gateway: {
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+    // The cache's budget must fit half of the V8 heap Node sizes from that limit (~260 MiB).
+    config: { cacheMaxBytes: 64 * 1024 ** 2 },
     autoscaling: {
       minReplicas: 2,
       maxReplicas: 4,

@@ -246,8 +246,8 @@ const describeCache = (workload: string, share: CacheShare | undefined) =>
     : '';
 const memoryNote = longTailMemory
   ? `Gateway RSS after the long-tail rounds: ${longTailMemory.rssMiB.toFixed(0)} MiB (peak over the run ${longTailMemory.peakRssMiB.toFixed(0)} MiB); ` +
-    `V8 heap ${longTailMemory.heapUsedMiB.toFixed(0)} MiB used of ${longTailMemory.heapTotalMiB.toFixed(0)} MiB, ` +
-    `external (Buffers: the cached bodies) ${longTailMemory.externalMiB.toFixed(0)} MiB.`
+    `V8 heap (the cached bodies among it) ${longTailMemory.heapUsedMiB.toFixed(0)} MiB used of ${longTailMemory.heapTotalMiB.toFixed(0)} MiB, ` +
+    `external (Buffers: compressed copies, sockets) ${longTailMemory.externalMiB.toFixed(0)} MiB.`
   : '';
 const storefrontNote = storefrontDeepPage
   ? `Storefront: ${STOREFRONT_PAGE_SIZE} products of one category by price, page 1 and page ${storefrontDeepPage} (the deep page), ` +

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 
 const integer = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
@@ -142,12 +143,32 @@ export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION' 
 /** Thrown with every invalid variable listed, so one start-up attempt shows them all. */
 export class ConfigError extends Error {}
 
-/** Reads and validates the gateway's settings; empty variables count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The in-process cache keeps its bodies in the V8 heap. A byte budget over half of the heap limit
+ * (Node derives it from the container's memory limit: 524 MiB in 1 GiB; or --max-old-space-size)
+ * leaves too little for requests under load: refused at start-up rather than dying of heap
+ * exhaustion once the cache has filled.
+ */
+function cacheHeapProblem({ CACHE_TTL_SECONDS, CACHE_MAX_BYTES }: z.infer<typeof configSchema>, heapLimitBytes: number): string[] {
+  if (CACHE_TTL_SECONDS === 0 || CACHE_MAX_BYTES <= heapLimitBytes / 2) return [];
+  const mebibytes = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
+  return [
+    `  CACHE_MAX_BYTES: ${mebibytes(CACHE_MAX_BYTES)} is more than half of this process's V8 heap limit (${mebibytes(heapLimitBytes)}, ` +
+      'set by the memory limit or --max-old-space-size): raise the memory limit or lower CACHE_MAX_BYTES',
+  ];
+}
+
+/**
+ * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
+ * is this process's V8 heap limit, for the cache budget's check.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes = getHeapStatistics().heap_size_limit): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  const problems = parsed.success
+    ? cacheHeapProblem(parsed.data, heapLimitBytes)
+    : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);
   }
   const development = env.NODE_ENV !== 'production';

@@ -21,6 +21,21 @@ describe('catalog-gateway CLI', () => {
     for (const variable of ['PORT', 'CACHE_TTL_SECONDS', 'DATABASE_URL']) assert.match(gateway.output, new RegExp(`${variable}:`));
   });
 
+  it('refuses a cache budget over half of the V8 heap, which holds the cached bodies', async () => {
+    // What a 256Mi container gives Node: its heap is sized from the limit, as --max-old-space-size does here.
+    const small = { NODE_OPTIONS: '--max-old-space-size=128', DATABASE_URL: 'postgres://catalog@127.0.0.1:1/catalog' };
+    const refused = startGatewayCli([], small);
+    assert.equal(await refused.exited, 2);
+    assert.match(refused.output, /CACHE_MAX_BYTES: 192 MiB is more than half of this process's V8 heap limit \(\d+ MiB/);
+    // A budget that fits, or no cache at all, passes the check: the gateway starts (and waits for its database).
+    const fitting: Record<string, string>[] = [{ CACHE_MAX_BYTES: String(32 * 1024 ** 2) }, { CACHE_TTL_SECONDS: '0' }];
+    for (const fits of fitting) {
+      const started = startGatewayCli([], { ...small, ...fits, PORT: String(await freePort()), LOG_LEVEL: 'info' });
+      await started.waitForOutput('catalog-gateway ready');
+      assert.equal(await started.stop(SHUTDOWN_GRACE_MS), 0);
+    }
+  });
+
   it('asks for DATABASE_URL or `npm start` when DATABASE_URL is not given', async () => {
     const gateway = startGatewayCli([], {});
     assert.equal(await gateway.exited, 2);

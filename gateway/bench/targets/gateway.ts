@@ -37,6 +37,9 @@ export interface GatewaySettings {
   repoRoot?: string;
 }
 
+/** With this old space, V8's heap limit is 528 MiB: what Node gives itself under a 1Gi memory limit (524). */
+const CHART_CONTAINER_OLD_SPACE_MB = 480;
+
 /** The gateway as deployed: its own process, built code, Postgres + Redis, default pool and cache settings. */
 export async function startGateway({
   databaseUrl,
@@ -53,7 +56,12 @@ export async function startGateway({
   return startServerProcess({
     name,
     command: process.execPath,
-    args: [...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), 'gateway/bin/catalog-gateway.js'],
+    args: [
+      // The V8 heap Node sizes itself in the chart's default 1Gi container (524 MiB): the cached bodies live there.
+      `--max-old-space-size=${CHART_CONTAINER_OLD_SPACE_MB}`,
+      ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+      'gateway/bin/catalog-gateway.js',
+    ],
     cwd: repoRoot,
     env: {
       ...process.env,
