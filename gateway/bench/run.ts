@@ -153,10 +153,11 @@ try {
     });
   }
   if (options.workloads.has('cold') || options.workloads.has('hot') || options.workloads.has('longtail')) {
-    // The bare server records the gateway's answers for the hot and long-tail plans and for a
-    // cold sample of its own (uniform ids, like the gateway's cold plan but other ids, so the
-    // gateway's cold rounds stay cold). Recording the long tail also leaves every one of its
-    // responses in the gateway's Redis, as a fleet's shared cache would hold them.
+    // A bare server records the gateway's answers for the hot plan and for a cold sample of its
+    // own (uniform ids, like the gateway's cold plan but other ids, so the gateway's cold rounds
+    // stay cold); another records the long-tail plan right before its rounds, which also leaves
+    // every one of its responses in the gateway's Redis, as a fleet's shared cache would hold them
+    // (recorded earlier, the cache TTL would expire them during the other mixes).
     const restHot = await plan('rest-hot', hotRestPlan(productIds, HOT_PLAN_SIZE, seed + 4, HOT_SPOT));
     const bareCold = await plan('rest-cold-bare', coldRestPlan(productIds, BARE_COLD_RESPONSES, seed + 5));
     const longTailSlice = Math.round(LONG_TAIL_SLICE_PER_RANK * Math.min(options.longTailRanks, productIds.max - productIds.min + 1));
@@ -164,18 +165,22 @@ try {
       ranks: options.longTailRanks,
       exponent: LONG_TAIL_EXPONENT,
     });
+    const startBare = async (name: string, requests: readonly PlannedRequest[]) => {
+      log(`${name}: recording the gateway responses it will replay`);
+      const server = await startBareServer({
+        upstreamUrl: gateway.baseUrl,
+        paths: [...new Set(requests.map(({ path }) => path))],
+        logDir: LOG_DIR,
+        name,
+      });
+      cleanups.push(() => server.stop());
+      return server;
+    };
     const replayed = [
       ...(options.workloads.has('cold') ? bareCold.requests : []),
       ...(options.workloads.has('hot') ? restHot.requests : []),
-      ...(options.workloads.has('longtail') ? longTail : []),
     ];
-    log('bare node:http: recording the gateway responses it will replay');
-    const bare = await startBareServer({
-      upstreamUrl: gateway.baseUrl,
-      paths: [...new Set(replayed.map(({ path }) => path))],
-      logDir: LOG_DIR,
-    });
-    cleanups.push(() => bare.stop());
+    const bare = replayed.length > 0 ? await startBare('bare', replayed) : undefined;
 
     // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
     if (options.workloads.has('cold')) {
@@ -187,7 +192,7 @@ try {
           rounds: await roundsOf('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3)),
           cold: true,
         },
-        { target: 'bare node:http', server: bare, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
+        { target: 'bare node:http', server: bare!, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
       ]);
     }
 
@@ -201,7 +206,7 @@ try {
       const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
-        { target: 'bare node:http', server: bare, warmup: restHot, rounds: hotRounds, cold: false },
+        { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
@@ -215,10 +220,11 @@ try {
           plan(`rest-long-tail-${slice}`, longTail.slice(slice * longTailSlice, (slice + 1) * longTailSlice)),
         ),
       );
+      const bareLongTail = await startBare('bare-long-tail', longTail);
       const lookupsBefore = await readCacheLookups(gateway.baseUrl);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
-        { target: 'bare node:http', server: bare, warmup: warmup!, rounds, cold: true },
+        { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
       ]);
       longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway.baseUrl));
       longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(`${gateway.baseUrl}/metrics`)) };

@@ -13,10 +13,12 @@ export interface BareSettings {
   /** Every GET path the bare server will be asked for. */
   paths: readonly string[];
   logDir: string;
+  /** Names its log and paths files, when several run in turn. */
+  name?: string;
 }
 
-export async function startBareServer({ upstreamUrl, paths, logDir }: BareSettings): Promise<ServerProcess> {
-  const pathsFile = join(logDir, 'bare-paths.txt');
+export async function startBareServer({ upstreamUrl, paths, logDir, name = 'bare' }: BareSettings): Promise<ServerProcess> {
+  const pathsFile = join(logDir, `${name}-paths.txt`);
   await writeFile(pathsFile, paths.join('\n'));
   const port = await freePort();
   return startServerProcess({
@@ -26,7 +28,7 @@ export async function startBareServer({ upstreamUrl, paths, logDir }: BareSettin
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstreamUrl, PATHS_FILE: pathsFile, PORT: String(port) },
     port,
-    logFile: join(logDir, 'bare.log'),
+    logFile: join(logDir, `${name}.log`),
     // It listens only once every response is recorded, so answering at all means ready.
     isReady: (baseUrl) => answersOk(`${baseUrl}${paths[0]}`),
     startupTimeoutMs: 15 * 60_000,
