@@ -28,6 +28,9 @@ export class MemoryEntry {
  */
 export const ENTRY_OVERHEAD_BYTES = 512;
 
+/** A typical catalog response held: a body of about 1 KB (product 0.5, styles 2.3, related 0.03) and its overhead. */
+const TYPICAL_ENTRY_BYTES = 1_024 + ENTRY_OVERHEAD_BYTES;
+
 /** Every encoding of the body counts, and the key (V8 keeps ASCII strings at one byte a character). */
 const entryBytes = (entry: MemoryEntry, key: string) => entry.representations.heldBytes + key.length + ENTRY_OVERHEAD_BYTES;
 
@@ -49,8 +52,10 @@ export class MemoryStore {
   };
 
   constructor(limits: { maxEntries: number; maxBytes: number }) {
-    // Sized for the most entries the limits allow (the byte budget of the smallest entries).
-    this.admission = new TinyLfuAdmission(Math.min(limits.maxEntries, Math.ceil(limits.maxBytes / ENTRY_OVERHEAD_BYTES)));
+    // Sized for the entries the cache holds of typical responses, not the most the limits allow:
+    // counts fade every 20 × that many accesses, and sized for the smallest entries they would
+    // fade so rarely that keys popular an hour ago keep out what is popular now.
+    this.admission = new TinyLfuAdmission(Math.min(limits.maxEntries, Math.ceil(limits.maxBytes / TYPICAL_ENTRY_BYTES)));
     this.entries = new LRUCache<string, MemoryEntry>({
       max: limits.maxEntries,
       maxSize: limits.maxBytes,
