@@ -10,6 +10,7 @@ import {
   graphql,
   metricValue,
   startGateway,
+  startListeningGateway,
   testRedisUrl,
 } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
@@ -17,10 +18,15 @@ import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 describe('response cache shared through Redis by two gateway replicas', () => {
   let first: FastifyInstance;
   let second: FastifyInstance;
+  /** The second replica listens too, so its hot lane can be reached. */
+  let secondBase: string;
   before(async () => {
     const databaseUrl = await createFixtureDatabase();
     const env = { REDIS_URL: testRedisUrl(1) };
-    [first, second] = await Promise.all([startGateway(databaseUrl, env), startGateway(databaseUrl, env)]);
+    [first, { app: second, base: secondBase }] = await Promise.all([
+      startGateway(databaseUrl, env),
+      startListeningGateway(databaseUrl, env),
+    ]);
   });
   after(() => Promise.all([first.close(), second.close()]));
 
@@ -39,48 +45,67 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
   });
 
-  it('answers from Redis with one Redis GET per request, each lookup and request counted once', async () => {
-    const original = await get(first, '/products/3/styles');
-    await first.services.cache.settled();
-    const inspector = new Redis(testRedisUrl(1));
-    const monitor = await inspector.monitor(); // a connection of its own
-    const responseGets: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], _source: string, database: string) => {
-      if (database === '1' && args[0]?.toLowerCase() === 'get' && args[1]?.startsWith('catalog:response:')) responseGets.push(args[1]);
-    });
-    try {
-      const before = (await get(second, '/metrics')).body;
-      const copy = await get(second, '/products/3/styles');
-      assert.equal(copy.body, original.body);
-      assert.equal(copy.headers.etag, original.headers.etag);
-      const missing = await get(second, '/products/999999/styles');
-      assert.equal(missing.statusCode, 404);
-      const after = (await get(second, '/metrics')).body;
-      const grew = (series: string) => metricValue(after, series) - metricValue(before, series);
-      const requestsGrew = (status: number) => {
-        const count = (metrics: string) =>
-          metrics
-            .split('\n')
-            .filter((line) => line.startsWith('catalog_http_requests_total{'))
-            .filter((line) =>
-              ['method="GET"', 'route="/products/:product_id/styles"', `status_code="${status}"`].every((label) => line.includes(label)),
-            )
-            .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-        return count(after) - count(before);
+  // Through `inject` the catalog-cache plugin's hook answers; over a socket, the hot lane in front of Fastify.
+  for (const [transport, styles, missing] of [
+    ['inject', '/products/3/styles', '/products/999999/styles'],
+    ['a socket (the hot lane)', '/products/2/styles', '/products/999998/styles'],
+  ] as const) {
+    it(`answers from Redis with one Redis GET per request, each lookup and request counted once, through ${transport}`, async () => {
+      const read = async (url: string) => {
+        if (transport === 'inject') {
+          const response = await get(second, url);
+          return { status: response.statusCode, body: response.body, etag: response.headers.etag };
+        }
+        const response = await fetch(secondBase + url);
+        return { status: response.status, body: await response.text(), etag: response.headers.get('etag') ?? undefined };
       };
-      // A hit from Redis and a miss everywhere: each asks memory once and Redis once.
-      assert.equal(grew('catalog_cache_lookups_total{backend="memory",result="miss"}'), 2);
-      assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="hit"}'), 1);
-      assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="miss"}'), 1);
-      assert.equal(requestsGrew(200), 1);
-      assert.equal(requestsGrew(404), 1);
-      await eventually('MONITOR has seen both GETs', async () => responseGets.length >= 2);
-      assert.equal(responseGets.length, 2, `Redis GETs: ${responseGets.join(', ')}`);
-    } finally {
-      monitor.disconnect();
-      inspector.disconnect();
-    }
-  });
+      const original = await get(first, styles);
+      await first.services.cache.settled();
+      const inspector = new Redis(testRedisUrl(1));
+      const monitor = await inspector.monitor(); // a connection of its own
+      const responseGets: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[], _source: string, database: string) => {
+        if (database === '1' && args[0]?.toLowerCase() === 'get' && args[1]?.startsWith('catalog:response:')) responseGets.push(args[1]);
+      });
+      try {
+        const before = (await get(second, '/metrics')).body;
+        let copy: Awaited<ReturnType<typeof read>> | undefined;
+        const statements = await countStatements(second, async () => {
+          copy = await read(styles);
+        });
+        assert.deepEqual(statements, []);
+        assert.equal(copy!.status, 200);
+        assert.equal(copy!.body, original.body);
+        assert.equal(copy!.etag, original.headers.etag);
+        assert.equal((await read(missing)).status, 404);
+        const after = (await get(second, '/metrics')).body;
+        const grew = (series: string) => metricValue(after, series) - metricValue(before, series);
+        const requestsGrew = (status: number) => {
+          const count = (metrics: string) =>
+            metrics
+              .split('\n')
+              .filter((line) => line.startsWith('catalog_http_requests_total{'))
+              .filter((line) =>
+                ['method="GET"', 'route="/products/:product_id/styles"', `status_code="${status}"`].every((label) => line.includes(label)),
+              )
+              .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+          return count(after) - count(before);
+        };
+        // A hit from Redis and a miss everywhere: each asks memory once and Redis once.
+        assert.equal(grew('catalog_cache_lookups_total{backend="memory",result="miss"}'), 2);
+        assert.equal(grew('catalog_cache_lookups_total{backend="memory",result="hit"}'), 0);
+        assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="hit"}'), 1);
+        assert.equal(grew('catalog_cache_lookups_total{backend="redis",result="miss"}'), 1);
+        assert.equal(requestsGrew(200), 1);
+        assert.equal(requestsGrew(404), 1);
+        await eventually('MONITOR has seen both GETs', async () => responseGets.length >= 2);
+        assert.equal(responseGets.length, 2, `Redis GETs: ${responseGets.join(', ')}`);
+      } finally {
+        monitor.disconnect();
+        inspector.disconnect();
+      }
+    });
+  }
 
   it('evicts exactly the responses built from a product when another replica writes it', async () => {
     const urls = [

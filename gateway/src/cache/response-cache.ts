@@ -83,23 +83,56 @@ export class ResponseCache {
 
   /**
    * The in-process copy only, synchronously: lets the edge answer hot keys without a promise.
-   * Counts nothing: the edge records its hits (HotHitRecorder), and a miss is counted by the
-   * lookup that follows.
+   * Counts nothing: the edge records its hits (CacheHitRecorder), and a miss is counted by the
+   * lookup that follows (`sharedEntry` or `getOrCompute`).
    */
   peek(key: string): MemoryEntry | undefined {
     return this.enabled ? this.options.memory.get(key) : undefined;
+  }
+
+  /** Whether responses are shared with other replicas (through Redis): worth asking after a `peek` missed. */
+  get shared(): boolean {
+    return this.enabled && this.options.redis !== undefined;
+  }
+
+  /**
+   * After the in-process copy missed (counted here): the shared copy, kept in memory on its way
+   * (so the next request is a hit). Lets the edge answer what Redis holds without a route; a
+   * Redis failure is counted and reads as a miss.
+   */
+  async sharedEntry(key: string): Promise<MemoryEntry | undefined> {
+    const { memory, redis, metrics } = this.options;
+    metrics.cacheLookups.inc(LOOKUP_LABELS.memory.miss);
+    if (!redis || !this.enabled) return undefined;
+    let shared: CacheEntry | undefined;
+    try {
+      shared = await redis.store.get(key);
+    } catch (error) {
+      this.options.redisFailed('get', error);
+    }
+    metrics.cacheLookups.inc(shared ? LOOKUP_LABELS.redis.hit : LOOKUP_LABELS.redis.miss);
+    if (!shared) return undefined;
+    // Redis holds the body as is: this replica encodes it once, on its way into memory.
+    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
+    memory.set(key, entry);
+    return entry;
   }
 
   /**
    * The response for `key`: from memory, Redis, an identical computation in flight, or `compute`.
    * Cacheable 200s come back as catalog reads, encoded even when the cache is off or cannot keep
    * them (HTTP caches and compression still apply). `key` may be a function making the key, when
-   * making it costs something: it is called only when the cache is on.
+   * making it costs something: it is called only when the cache is on. `lookedUp`: the edge asked
+   * memory and Redis for this very request already (`sharedEntry`), and both missed.
    */
-  async getOrCompute(keyOrMaker: string | (() => string), compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
+  async getOrCompute(
+    keyOrMaker: string | (() => string),
+    compute: () => Promise<ComputedResponse>,
+    lookedUp = false,
+  ): Promise<ServedResponse> {
     if (!this.enabled) return this.encoded(await compute());
     const key = typeof keyOrMaker === 'string' ? keyOrMaker : keyOrMaker();
-    const cached = this.inflight.get(key) ?? (await this.lookup(key));
+    const cached = this.inflight.get(key) ?? (lookedUp ? undefined : await this.lookup(key));
     if (cached) return cached;
     let flight = this.inflight.get(key);
     if (!flight) {
@@ -130,23 +163,13 @@ export class ResponseCache {
   }
 
   private async lookup(key: string): Promise<ServedResponse | undefined> {
-    const { memory, redis, metrics } = this.options;
-    const local = memory.get(key);
-    metrics.cacheLookups.inc(local ? LOOKUP_LABELS.memory.hit : LOOKUP_LABELS.memory.miss);
-    if (local) return catalogRead(local);
-    if (!redis) return undefined;
-    let shared: CacheEntry | undefined;
-    try {
-      shared = await redis.store.get(key);
-    } catch (error) {
-      this.options.redisFailed('get', error);
+    const local = this.options.memory.get(key);
+    if (!local) {
+      const shared = await this.sharedEntry(key);
+      return shared && catalogRead(shared);
     }
-    metrics.cacheLookups.inc(shared ? LOOKUP_LABELS.redis.hit : LOOKUP_LABELS.redis.miss);
-    if (!shared) return undefined;
-    // Redis holds the body as is: this replica encodes it once, on its way into memory.
-    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
-    memory.set(key, entry);
-    return catalogRead(entry);
+    this.options.metrics.cacheLookups.inc(LOOKUP_LABELS.memory.hit);
+    return catalogRead(local);
   }
 
   private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {

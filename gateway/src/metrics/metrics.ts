@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type pg from 'pg';
-import { HotHitRecorder } from './hot-hit-recorder.js';
+import { CacheHitRecorder } from './cache-hit-recorder.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -14,13 +14,13 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   // Collecting the metrics the hot lane feeds folds in its pending hits first.
-  const flushHotHits = (): void => hotHits.flush();
+  const flushCacheHits = (): void => cacheHitRecorder.flush();
   const httpRequests = new Counter({
     name: 'catalog_http_requests_total',
     help: 'HTTP requests by method, route pattern and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     registers,
-    collect: flushHotHits,
+    collect: flushCacheHits,
   });
   const httpDuration = new Histogram({
     name: 'catalog_http_request_duration_seconds',
@@ -28,22 +28,22 @@ export function createMetrics() {
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: DURATION_BUCKETS,
     registers,
-    collect: flushHotHits,
+    collect: flushCacheHits,
   });
   const cacheLookups = new Counter({
     name: 'catalog_cache_lookups_total',
     help: 'Response cache lookups by backend (redis|memory) and result (hit|miss)',
     labelNames: ['backend', 'result'] as const,
     registers,
-    collect: flushHotHits,
+    collect: flushCacheHits,
   });
-  const hotHits = new HotHitRecorder({ httpRequests, httpDuration, cacheLookups });
+  const cacheHitRecorder = new CacheHitRecorder({ httpRequests, httpDuration, cacheLookups });
   return {
     registry,
     httpRequests,
     httpDuration,
     cacheLookups,
-    hotHits,
+    cacheHitRecorder,
     graphqlOperations: new Counter({
       name: 'catalog_graphql_operations_total',
       help: 'GraphQL operations by name, type and outcome (success|error)',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import type { CachedRoute } from '../cache/entry.js';
@@ -10,17 +10,25 @@ import type { ResponseCache } from '../cache/response-cache.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
 import type { CorsPolicy } from '../http/cors.js';
 import { ifNoneMatchHolds } from '../http/etags.js';
-import type { HitMethod, HitStatus, HotHitLabels } from '../metrics/hot-hit-recorder.js';
+import type { HitMethod, HitStatus, CacheHitLabels } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 
+/** The paths of the cached REST routes (the list, a product, its styles, its related ids), query and all. */
+const CACHED_REST_PATH = /^\/products(?:\/\d+(?:\/(?:styles|related))?)?(?:\?|$)/;
+
+/** Where a cached answer came from: memory, or Redis on its way into memory. */
+export type HitSource = 'memory' | 'shared';
+
 /**
- * How a request answered from the in-process cache is handled, wherever it arrives (a Fastify
- * hook, or the server's hot lane in front of Fastify): which entry answers it, the response
- * written, and its metrics and log line.
+ * How a request answered from the cache before any route is handled, wherever it arrives (the
+ * server's hot lane in front of Fastify, or a Fastify hook): which entry answers it (in-process,
+ * else Redis's), the response written, and its metrics and log line.
  */
 export class CacheHits {
   // One label set per route, method and status, made once: hits allocate nothing for their metrics.
-  private readonly labelsByRoute = new Map<CachedRoute, Record<HitMethod, Record<HitStatus, HotHitLabels>>>();
+  private readonly labelsByRoute = new Map<CachedRoute, Record<HitMethod, Record<HitStatus, CacheHitLabels>>>();
+  /** Requests whose Redis copy was asked for at the edge: the route does not ask again. */
+  private readonly askedShared = new WeakSet<IncomingMessage>();
 
   constructor(
     readonly cache: ResponseCache,
@@ -33,6 +41,33 @@ export class CacheHits {
   /** The in-process entry answering a request: GETs and HEADs of REST paths, keyed by path and query as is. */
   entryFor(request: Pick<IncomingMessage, 'method' | 'url'>): MemoryEntry | undefined {
     return (request.method === 'GET' || request.method === 'HEAD') && request.url ? this.cache.peek(restCacheKey(request.url)) : undefined;
+  }
+
+  /**
+   * Whether Redis may hold the answer to a request the in-process cache missed, and was not asked
+   * for it yet: GETs and HEADs of the cached REST routes' paths, when responses are shared.
+   */
+  mayBeShared(request: IncomingMessage): boolean {
+    return (
+      this.cache.shared &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      CACHED_REST_PATH.test(request.url!) &&
+      !this.askedShared.has(request)
+    );
+  }
+
+  /**
+   * Redis's entry for a request (`mayBeShared`), kept in memory on its way. Marks the request as
+   * asked, so that on a miss its route computes the answer without asking Redis again.
+   */
+  sharedEntryFor(request: IncomingMessage): Promise<MemoryEntry | undefined> {
+    this.askedShared.add(request);
+    return this.cache.sharedEntry(restCacheKey(request.url!));
+  }
+
+  /** Whether the edge asked Redis for this request already (and it missed: else it answered). */
+  askedSharedFor(request: IncomingMessage): boolean {
+    return this.askedShared.has(request);
   }
 
   /**
@@ -57,18 +92,29 @@ export class CacheHits {
   }
 
   /**
-   * Counts a hit under its route as a request and as an in-process cache hit (batched: see
-   * HotHitRecorder), and logs it at debug level only: a log line costs more than serving a hit,
-   * and the metrics count them all.
+   * Counts a hit under its route as a request, and as an in-process cache hit when memory
+   * answered it (batched: see CacheHitRecorder); logs it at debug level only: a log line costs
+   * more than serving a hit, and the metrics count them all.
    */
-  account(entry: MemoryEntry, method: HitMethod, statusCode: HitStatus, reqId: string, url: string, milliseconds: number): void {
-    this.metrics.hotHits.record(this.labelsFor(entry.route)[method][statusCode], milliseconds / 1_000);
+  account(
+    entry: MemoryEntry,
+    source: HitSource,
+    method: HitMethod,
+    statusCode: HitStatus,
+    reqId: string,
+    url: string,
+    milliseconds: number,
+  ): void {
+    this.metrics.cacheHitRecorder.record(this.labelsFor(entry.route)[method][statusCode], milliseconds / 1_000, source === 'memory');
     if (this.logger.isLevelEnabled('debug')) {
-      this.logger.debug({ reqId, method, url, statusCode, responseTimeMs: milliseconds }, 'request completed from the in-process cache');
+      this.logger.debug(
+        { reqId, method, url, statusCode, responseTimeMs: milliseconds, cache: source },
+        'request completed from the cache',
+      );
     }
   }
 
-  private labelsFor(route: CachedRoute): Record<HitMethod, Record<HitStatus, HotHitLabels>> {
+  private labelsFor(route: CachedRoute): Record<HitMethod, Record<HitStatus, CacheHitLabels>> {
     let labels = this.labelsByRoute.get(route);
     if (!labels) {
       const byStatus = (method: HitMethod) => ({
@@ -87,12 +133,14 @@ declare module 'fastify' {
     catalogCache: ResponseCache;
   }
   interface FastifyRequest {
-    /** The in-process entry this request was answered with, if any. */
-    cacheHit: MemoryEntry | null;
+    /** The cache entry this request was answered with before any route, if any. */
+    cacheHit: { entry: MemoryEntry; source: HitSource } | null;
+    /** Memory and Redis were both asked for this request's answer, and missed: its route need not ask again. */
+    cacheLookedUp: boolean;
   }
 }
 
-/** Whether a request was answered from the in-process cache (its metrics and log line are the cache's). */
+/** Whether a request was answered from the cache before any route (its metrics and log line are the cache's). */
 export const answeredFromCache = (request: FastifyRequest): boolean => Boolean(request.cacheHit);
 
 export interface CatalogCacheOptions {
@@ -104,23 +152,40 @@ export interface CatalogCacheOptions {
  * The response cache as a Fastify plugin (in the manner of @fastify/redis): decorates the
  * instance with it, answers GETs it holds in an `onRequest` hook (the reply hijacked: written
  * as the hot lane writes it, no handler, validation, serialisation or onSend hooks), accounts
- * for those answers, and closes it with the instance.
+ * for those answers, and closes it with the instance. Behind the hot lane, the hook only sees
+ * what the lane could not answer, and asks Redis no second time.
  */
 export const catalogCache = fp<CatalogCacheOptions>(
   async (app: FastifyInstance, { parts, hits }) => {
     app.decorate('catalogCache', parts.cache);
     app.decorateRequest('cacheHit', null);
-    app.addHook('onRequest', (request, reply, done) => {
-      const entry = hits.entryFor(request.raw);
-      if (!entry) return done();
-      request.cacheHit = entry;
+    app.decorateRequest('cacheLookedUp', false);
+    const answer = (request: FastifyRequest, reply: FastifyReply, entry: MemoryEntry, source: HitSource) => {
+      request.cacheHit = { entry, source };
       reply.hijack();
       hits.serve(request.raw, reply.raw, entry, request.id);
+    };
+    app.addHook('onRequest', (request, reply, done) => {
+      const entry = hits.entryFor(request.raw);
+      if (entry) return answer(request, reply, entry, 'memory');
+      if (!hits.mayBeShared(request.raw)) {
+        request.cacheLookedUp = hits.askedSharedFor(request.raw);
+        return done();
+      }
+      hits.sharedEntryFor(request.raw).then(
+        (shared) => {
+          if (shared) return answer(request, reply, shared, 'shared');
+          request.cacheLookedUp = true;
+          done();
+        },
+        (error: Error) => done(error),
+      );
     });
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.cacheHit) {
+      const hit = request.cacheHit;
+      if (hit) {
         const method = request.method as HitMethod;
-        hits.account(request.cacheHit, method, reply.raw.statusCode as HitStatus, request.id, request.url, reply.elapsedTime);
+        hits.account(hit.entry, hit.source, method, reply.raw.statusCode as HitStatus, request.id, request.url, reply.elapsedTime);
       }
       done();
     });

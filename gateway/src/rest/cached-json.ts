@@ -16,10 +16,14 @@ export async function replyCached(
   reply: FastifyReply,
   build: (scope: RequestScope) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const served = await services.cache.getOrCompute(restCacheKey(request.url), async () => {
-    const scope = createRequestScope(services);
-    const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
-    return { status: 200, body, route, tags: scope.tags, cacheable: true };
-  });
+  const served = await services.cache.getOrCompute(
+    restCacheKey(request.url),
+    async () => {
+      const scope = createRequestScope(services);
+      const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
+      return { status: 200, body, route, tags: scope.tags, cacheable: true };
+    },
+    request.cacheLookedUp,
+  );
   return sendServed(request, reply, served);
 }
