@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
+import { MAX_OPERATION_NAME_LABELS } from '../src/graphql/operation-metrics.js';
 import { createSchema } from '../src/graphql/schema.js';
-import { authorized, countStatements, createFixtureDatabase, graphql, startGateway, withClient } from './support/gateway.js';
+import { authorized, countStatements, createFixtureDatabase, graphql, postGraphQL, startGateway, withClient } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
 
 const schema = createSchema();
@@ -208,6 +209,28 @@ describe('GraphQL over the fixture catalog', () => {
     assert.match(metrics, /catalog_graphql_operations_total\{operation_name="anonymous",operation_type="mutation",outcome="error"\} \d+/);
     assert.match(metrics, /catalog_graphql_operation_duration_seconds_bucket\{le="0.001",operation_name="Named",operation_type="query"\}/);
     assert.match(metrics, /catalog_http_requests_total\{method="POST",route="\/graphql",status_code="200"\} \d+/);
+  });
+
+  // Operation names are the client's: a label per name would let any client grow the gateway's
+  // memory and every Prometheus scrape without bound.
+  it('keeps the operation-name label bounded whatever names clients send', async () => {
+    const seriesOf = (metrics: string) => metrics.split('\n').filter((line) => line.startsWith('catalog_graphql_operations_total{'));
+    // A name the document does not have is refused, and its text is never a label.
+    const mismatched = await postGraphQL(app, { query: 'query Real { product(id: 1) { id } }', operationName: 'Junk<script>' });
+    assert.equal(mismatched.statusCode, 400);
+    for (let index = 0; index < MAX_OPERATION_NAME_LABELS + 50; index += 1) {
+      assert.equal((await graphql(app, `query Flood${index} { product(id: 1) { id } }`)).statusCode, 200);
+    }
+    const series = seriesOf((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    assert.doesNotMatch(series.join('\n'), /Junk/);
+    assert.ok(
+      series.some((line) => line.includes('operation_name="Flood0"')),
+      'names seen first keep their own series',
+    );
+    const other = /operation_name="other",operation_type="query",outcome="success"\} (\d+)/.exec(series.join('\n'));
+    assert.ok(other && Number(other[1]) >= 50, `names past the bound are counted as "other": ${other?.[0]}`);
+    const names = new Set(series.map((line) => /operation_name="([^"]*)"/.exec(line)![1]));
+    assert.ok(names.size <= MAX_OPERATION_NAME_LABELS + 3, `${names.size} operation names labelled`);
   });
 });
 

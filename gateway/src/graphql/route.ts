@@ -10,7 +10,7 @@ import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
-import { recordOperation } from './operation-metrics.js';
+import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
@@ -88,6 +88,7 @@ export function graphqlRoute(services: Services) {
     const complexity = new ComplexityLimit(schema, config.GRAPHQL_MAX_COMPLEXITY);
     const direct = new DirectExecution(executor, complexity);
     const apollo = await createApollo({ documents, validationRules, executor, complexity });
+    const operationMetrics = new OperationMetrics(metrics);
     app.addHook('onClose', () => apollo.stop());
 
     const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
@@ -145,7 +146,7 @@ export function graphqlRoute(services: Services) {
       // Queries may be answered from the cache or by another request's identical in-flight execution.
       const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
       const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
-      recordOperation(metrics, operationName, operation, outcome, (performance.now() - started) / 1_000);
+      operationMetrics.record(operation, outcome, (performance.now() - started) / 1_000);
       return sendServed(request, reply, served);
     };
 
