@@ -34,7 +34,7 @@ const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean
 const CHART_NOTES: Partial<Record<EnvName, string>> = {
   PORT: 'Also the container port; the Service targets it by name.',
   CACHE_MAX_BYTES:
-    'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (524 MiB in 1Gi), or the gateway refuses to start.',
+    'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (560 MiB in 1Gi), or the gateway refuses to start.',
   DB_POOL_MAX: 'Keep maxReplicas × (this + 1) below postgresql.maxConnections.',
   SHUTDOWN_GRACE_MS: 'terminationGracePeriodSeconds is derived from it (plus preStopSleepSeconds and a margin).',
 };

@@ -26,6 +26,7 @@ import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
+import { ensureImageNode, IMAGE_NODE } from './targets/runtime.js';
 import type { ServerProcess } from './targets/server-process.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -58,6 +59,7 @@ let longTailCache: CacheShare | undefined;
 let longTailMemory: (ResidentMemory & NodeMemory) | undefined;
 let storefrontDeepPage: number | undefined;
 try {
+  await ensureImageNode(log);
   const dataset = await openBenchDataset({ products: options.products, seed: options.seed, log });
   cleanups.push(() => dataset.stop());
   const { productIds } = dataset;
@@ -236,6 +238,7 @@ try {
 
 // The settings the gateway ran with: its own defaults unless this environment overrides them.
 const gatewayConfig = loadConfig(process.env);
+const IMAGE_NODE_VERSION = execFileSync(IMAGE_NODE, ['--version'], { encoding: 'utf8' }).trim();
 const setup =
   `Load: wrk, ${options.load.threads} thread(s), ${options.load.connections} connections, ` +
   `${options.warmupSeconds} s warm-up, then ${options.load.durationSeconds} s per target measured in ${options.rounds} rounds ` +
@@ -243,7 +246,7 @@ const setup =
   `wrk, the target, Postgres and Redis share the machine's ${(await import('node:os')).availableParallelism()} cores. ` +
   `Gateway at ${gatewayRevision()}: pool ${gatewayConfig.DB_POOL_MAX}, cache TTL ${gatewayConfig.CACHE_TTL_SECONDS} s, ` +
   `in-process LRU ${gatewayConfig.CACHE_MAX_ENTRIES} entries / ${gatewayConfig.CACHE_MAX_BYTES / 1024 ** 2} MiB, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
-  `PostGraphile 5 (amber preset, pool 20) on Node 22. Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products. ` +
+  `Every target on the image's Node (${IMAGE_NODE_VERSION}). PostGraphile 5 (amber preset, pool 20). Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products. ` +
   `Long-tail mix: Zipf(s=${LONG_TAIL_EXPONENT}) over ${Math.min(options.longTailRanks, options.products)} products spread across the catalog, list pages Zipf too.`;
 const describeCache = (workload: string, share: CacheShare | undefined) =>
   share

@@ -145,7 +145,7 @@ export class ConfigError extends Error {}
 
 /**
  * The in-process cache keeps its bodies in the V8 heap. A byte budget over half of the heap limit
- * (Node derives it from the container's memory limit: 524 MiB in 1 GiB; or --max-old-space-size)
+ * (Node derives it from the container's memory limit: the image's Node 24 gives itself 560 MiB in 1 GiB; or --max-old-space-size)
  * leaves too little for requests under load: refused at start-up rather than dying of heap
  * exhaustion once the cache has filled.
  */

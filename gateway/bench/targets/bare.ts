@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
+import { ensureImageNode, IMAGE_NODE } from './runtime.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.ts', import.meta.url));
@@ -21,9 +22,10 @@ export async function startBareServer({ upstreamUrl, paths, logDir, name = 'bare
   const pathsFile = join(logDir, `${name}-paths.txt`);
   await writeFile(pathsFile, paths.join('\n'));
   const port = await freePort();
+  await ensureImageNode();
   return startServerProcess({
     name: 'bare node:http',
-    command: process.execPath,
+    command: IMAGE_NODE,
     args: ['--import', 'tsx', BARE_SERVER],
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstreamUrl, PATHS_FILE: pathsFile, PORT: String(port) },

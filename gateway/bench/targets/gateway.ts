@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
+import { CHART_CONTAINER_HEAP_FLAGS, ensureImageNode, IMAGE_NODE } from './runtime.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,10 +38,7 @@ export interface GatewaySettings {
   repoRoot?: string;
 }
 
-/** With this old space, V8's heap limit is 528 MiB: what Node gives itself under a 1Gi memory limit (524). */
-const CHART_CONTAINER_OLD_SPACE_MB = 480;
-
-/** The gateway as deployed: its own process, built code, Postgres + Redis, default pool and cache settings. */
+/** The gateway as deployed: its own process, the image's Node, built code, Postgres + Redis, default pool and cache settings. */
 export async function startGateway({
   databaseUrl,
   redisUrl,
@@ -53,12 +51,13 @@ export async function startGateway({
 }: GatewaySettings): Promise<ServerProcess> {
   buildOnce(repoRoot);
   const port = await freePort();
+  await ensureImageNode();
   return startServerProcess({
     name,
-    command: process.execPath,
+    command: IMAGE_NODE,
     args: [
-      // The V8 heap Node sizes itself in the chart's default 1Gi container (524 MiB): the cached bodies live there.
-      `--max-old-space-size=${CHART_CONTAINER_OLD_SPACE_MB}`,
+      // The heap Node sizes itself in the chart's default 1Gi container: the cached bodies live there.
+      ...CHART_CONTAINER_HEAP_FLAGS,
       ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
       'gateway/bin/catalog-gateway.js',
     ],
