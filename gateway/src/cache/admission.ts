@@ -107,6 +107,11 @@ export class FrequencySketch {
   }
 }
 
+/** A candidate asked for this often is popular: it may win against a victim it ties or loses to (Caffeine's threshold). */
+const POPULAR_FREQUENCY = 6;
+/** How rarely a popular candidate that loses is admitted anyway (Caffeine: 1 in 128). */
+const ADMIT_ODDS_OF_A_POPULAR_LOSER = 128;
+
 /** Decides whether a new entry may take the place of the entry the cache would evict for it. */
 export class TinyLfuAdmission {
   private readonly sketch: FrequencySketch;
@@ -120,9 +125,18 @@ export class TinyLfuAdmission {
     this.sketch.record(key);
   }
 
-  /** True when `candidate` was asked for more often than `victim`: ties keep what is cached. */
+  /**
+   * True when `candidate` was asked for more often than `victim` (ties keep what is cached), or,
+   * once in ADMIT_ODDS_OF_A_POPULAR_LOSER, when it loses but is popular itself. The victim is
+   * not touched when a candidate loses, so without that a victim that cannot lose (its counters
+   * at the ceiling, by its own popularity, by other keys' collisions, or by an attacker's design)
+   * would keep every newcomer out until counts fade: Caffeine's defence against the same
+   * (its HashDoS jitter).
+   */
   admit(candidate: string, victim: string): boolean {
-    return this.sketch.frequency(candidate) > this.sketch.frequency(victim);
+    const candidateFrequency = this.sketch.frequency(candidate);
+    if (candidateFrequency > this.sketch.frequency(victim)) return true;
+    return candidateFrequency >= POPULAR_FREQUENCY && Math.random() * ADMIT_ODDS_OF_A_POPULAR_LOSER < 1;
   }
 }
 
