@@ -78,7 +78,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_MAX_BYTES: {
     description:
-      'most bytes in the in-process cache (192 MiB; each body counted in every encoding held, plus 512 bytes per entry for its objects, as measured: about 130,000 catalog responses); usually the bound that decides. An entry larger than this is served but not cached',
+      'most bytes in the in-process cache (192 MiB; each body counted in every encoding held, plus 400 bytes per entry for its objects, as measured: about 140,000 catalog responses); usually the bound that decides. An entry larger than this is served but not cached',
   },
   REDIS_COMMAND_TIMEOUT_MS: {
     description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',

@@ -14,6 +14,23 @@ const bigBody = JSON.stringify({
 });
 
 describe('in-process store', () => {
+  it('never serves an entry past its expiry (kept to the second, it may expire up to a second early)', () => {
+    const expiresAt = Date.now() + 5_000;
+    const expiring = new MemoryEntry({ route: '/products/:product_id', tags: ['product:1'], expiresAt }, encoder.encode('{"id":1}'));
+    assert.equal(expiring.expiredAt(expiresAt), true);
+    assert.equal(expiring.expiredAt(expiresAt + 60_000), true);
+    assert.equal(expiring.expiredAt(expiresAt - 1_001), false);
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
+    store.set('past', new MemoryEntry({ route: '/products/:product_id', tags: [], expiresAt: Date.now() - 1 }, encoder.encode('{"id":2}')));
+    assert.equal(store.get('past'), undefined);
+  });
+
+  it('keeps the tags an entry was stored with, one or many', () => {
+    for (const tags of [[], ['product:1'], ['products', 'product:1', 'product:2']]) {
+      assert.deepEqual(entry('{}', tags).tags, tags);
+    }
+  });
+
   it('holds a body in every encoding it is sent in, each decoding to the same text', () => {
     const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
     store.set('k', entry(bigBody));

@@ -51,12 +51,13 @@ export class Representation {
 export type GrowthListener = (key: string, representations: Representations) => void;
 
 /**
- * A catalog read (a cacheable 200 JSON body) in every encoding it is sent in: as is, and gzip
- * and brotli when it is big enough for compression to pay. Each compressed copy is made once,
+ * A catalog read (a cacheable 200 JSON body) in every encoding it is sent in: as is (this object
+ * itself: one object less per cached body than holding it apart), and gzip and brotli when it
+ * is big enough for compression to pay. Each compressed copy is made once,
  * when a client first asks for that encoding, never per request: clients that do not ask for it
  * (or a body only ever sent to them) cost no compression CPU and no memory for it.
  */
-export class Representations {
+export class Representations extends Representation {
   private gzipCopy: Representation | undefined;
   private brCopy: Representation | undefined;
   /**
@@ -67,14 +68,24 @@ export class Representations {
   private growthListener: GrowthListener | undefined;
 
   constructor(
-    readonly identity: Representation,
+    body: string,
+    byteLength: number,
+    etag: string,
+    cacheControl: string,
     /** Makes the compressed copies; undefined when the body is too small to be compressed. */
     private readonly encoder: RepresentationEncoder | undefined,
-  ) {}
+  ) {
+    super(body, byteLength, etag, undefined, cacheControl);
+  }
+
+  /** The body as is. */
+  get identity(): Representation {
+    return this;
+  }
 
   get gzip(): Representation | undefined {
     if (this.encoder && !this.gzipCopy) {
-      this.gzipCopy = this.encoder.compressed(this.identity, 'gzip');
+      this.gzipCopy = this.encoder.compressed(this, 'gzip');
       this.grew();
     }
     return this.gzipCopy;
@@ -82,7 +93,7 @@ export class Representations {
 
   get br(): Representation | undefined {
     if (this.encoder && !this.brCopy) {
-      this.brCopy = this.encoder.compressed(this.identity, 'br');
+      this.brCopy = this.encoder.compressed(this, 'br');
       this.grew();
     }
     return this.brCopy;
@@ -90,7 +101,7 @@ export class Representations {
 
   /** Memory held by the bodies, every encoding made so far counted (the in-process cache's byte budget). */
   get heldBytes(): number {
-    return heldBytesOf(this.identity) + (this.gzipCopy?.byteLength ?? 0) + (this.brCopy?.byteLength ?? 0);
+    return heldBytesOf(this) + (this.gzipCopy?.byteLength ?? 0) + (this.brCopy?.byteLength ?? 0);
   }
 
   /** Tells `listener` of every compressed copy made from now on. */
@@ -102,9 +113,9 @@ export class Representations {
   /** The encoding the client prefers (q-values respected), else the body as is. */
   negotiate(acceptEncoding: string | string[] | undefined): Representation {
     // Small bodies are held as they are only.
-    if (!this.encoder || typeof acceptEncoding !== 'string') return this.identity;
+    if (!this.encoder || typeof acceptEncoding !== 'string') return this;
     const coding = preferredCoding(acceptEncoding);
-    return coding === 'br' ? this.br! : coding === 'gzip' ? this.gzip! : this.identity;
+    return coding === 'br' ? this.br! : coding === 'gzip' ? this.gzip! : this;
   }
 
   private grew(): void {
@@ -184,8 +195,7 @@ export class RepresentationEncoder {
   encode(body: string): Representations {
     const byteLength = Buffer.byteLength(body);
     const hash = createHash('sha256').update(body).digest('base64url').slice(0, 22);
-    const identity = new Representation(body, byteLength, `"${hash}"`, undefined, this.cacheControl);
-    return new Representations(identity, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
+    return new Representations(body, byteLength, `"${hash}"`, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
   }
 
   /** The `coding` copy of a body: its ETag is the body's with the coding as a suffix. */
