@@ -44,16 +44,11 @@ export class CacheHits {
   }
 
   /**
-   * Whether Redis may hold the answer to a request the in-process cache missed, and was not asked
-   * for it yet: GETs and HEADs of the cached REST routes' paths, when responses are shared.
+   * Whether Redis may hold the answer to a request the in-process cache missed: GETs and HEADs of
+   * the cached REST routes' paths, when responses are shared.
    */
   mayBeShared(request: IncomingMessage): boolean {
-    return (
-      this.cache.shared &&
-      (request.method === 'GET' || request.method === 'HEAD') &&
-      CACHED_REST_PATH.test(request.url!) &&
-      !this.askedShared.has(request)
-    );
+    return this.cache.shared && (request.method === 'GET' || request.method === 'HEAD') && CACHED_REST_PATH.test(request.url!);
   }
 
   /**
@@ -168,10 +163,12 @@ export const catalogCache = fp<CatalogCacheOptions>(
     app.addHook('onRequest', (request, reply, done) => {
       const entry = hits.entryFor(request.raw);
       if (entry) return answer(request, reply, entry, 'memory');
-      if (!hits.mayBeShared(request.raw)) {
-        request.cacheLookedUp = hits.askedSharedFor(request.raw);
+      // Behind the hot lane, which asked Redis already.
+      if (hits.askedSharedFor(request.raw)) {
+        request.cacheLookedUp = true;
         return done();
       }
+      if (!hits.mayBeShared(request.raw)) return done();
       hits.sharedEntryFor(request.raw).then(
         (shared) => {
           if (shared) return answer(request, reply, shared, 'shared');
