@@ -100,4 +100,20 @@ describe('TinyLFU admission', () => {
     const resident = top.filter(([key]) => store.get(key)).length;
     assert.ok(resident >= 95, `${resident} of the 100 most frequent keys are cached`);
   });
+
+  it('lets newcomers take the place of expired entries, however popular those were', (context) => {
+    const capacity = 100;
+    const store = new MemoryStore({ maxEntries: capacity, maxBytes: 1024 ** 3 });
+    const expiresAt = Date.now() + 60_000;
+    const expiring = () => new MemoryEntry({ route: '/products/:product_id', tags: [], expiresAt }, representations);
+    // Yesterday's traffic: a full cache of keys asked for ten times each.
+    for (let time = 0; time < 10; time += 1) for (let key = 0; key < capacity; key += 1) store.set(`old-${key}`, expiring());
+    store.set('newcomer', entry());
+    assert.equal(store.get('newcomer'), undefined, 'while they are valid, a newcomer asked for once stays out');
+    context.mock.timers.enable({ apis: ['Date'], now: expiresAt });
+    // Today's traffic, each key asked for once: none of yesterday's entries is worth keeping.
+    for (let key = 0; key < capacity; key += 1) store.set(`new-${key}`, entry());
+    for (let key = 0; key < capacity; key += 1) assert.ok(store.get(`new-${key}`), `new-${key} is cached`);
+    assert.equal(store.size, capacity);
+  });
 });

@@ -125,12 +125,29 @@ export class MemoryStore {
     return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
-  /** Room to spare, or asked for more often than the entry it would push out. */
+  /** Room to spare, or asked for more often than the live entry it would push out. */
   private admits(key: string, entry: MemoryEntry): boolean {
-    const full = this.entries.size >= this.entries.max || this.entries.calculatedSize + entryBytes(entry, key) > this.entries.maxSize;
-    if (!full) return true;
-    const victim = this.entries.rkeys().next();
-    return victim.done === true || this.admission.admit(key, victim.value);
+    if (!this.isFullFor(key, entry)) return true;
+    const victim = this.coldestLiveKey();
+    return victim === undefined || !this.isFullFor(key, entry) || this.admission.admit(key, victim);
+  }
+
+  private isFullFor(key: string, entry: MemoryEntry): boolean {
+    return this.entries.size >= this.entries.max || this.entries.calculatedSize + entryBytes(entry, key) > this.entries.maxSize;
+  }
+
+  /**
+   * The key the LRU evicts next, once expired entries have left the cold end: an expired entry is
+   * worth nothing, however often it was asked for, and left there it would keep newcomers out.
+   */
+  private coldestLiveKey(): string | undefined {
+    const now = Date.now();
+    for (;;) {
+      const coldest = this.entries.rkeys().next();
+      if (coldest.done === true) return undefined;
+      if (!this.entries.peek(coldest.value)!.expiredAt(now)) return coldest.value;
+      this.entries.delete(coldest.value);
+    }
   }
 
   evictTags(tags: Iterable<string>): void {
