@@ -74,7 +74,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_MAX_ENTRIES: {
     description:
-      'most entries in the in-process cache (in front of Redis, or alone without it), a cap beside the byte budget, which usually decides; once full, TinyLFU admission lets a new response in only if it is asked for more often than the least recently used one',
+      'most entries in the in-process cache (in front of Redis, or alone without it), a cap beside the byte budget, which usually decides; once full, expired entries leave first, then TinyLFU admission lets a new response in only if it is asked for more often than the least recently used one (or as often, once that one has sat unasked for a fifth of the TTL)',
   },
   CACHE_MAX_BYTES: {
     description:

@@ -101,6 +101,26 @@ describe('TinyLFU admission', () => {
     assert.ok(resident >= 95, `${resident} of the 100 most frequent keys are cached`);
   });
 
+  it('gives a tie to the newcomer once the cached entry has gone unasked for a fifth of its lifetime', (context) => {
+    const capacity = 100;
+    const ttlMs = 300_000;
+    const store = new MemoryStore({ maxEntries: capacity, maxBytes: 1024 ** 3 });
+    const storedNow = () => new MemoryEntry({ route: '/products/:product_id', tags: [], expiresAt: Date.now() + ttlMs }, representations);
+    context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    // A scan: every key asked for once, never again.
+    for (let key = 0; key < capacity; key += 1) store.set(`scanned-${key}`, storedNow());
+    context.mock.timers.tick(ttlMs / 5 - 2_000);
+    store.set('early', storedNow());
+    assert.equal(store.get('early'), undefined, 'the scan is recent: a tie keeps what is cached');
+    context.mock.timers.tick(4_000);
+    // Today's traffic, each key asked for once so far: a tie with a stale one-hit wonder.
+    for (let key = 0; key < capacity; key += 1) store.set(`new-${key}`, storedNow());
+    for (let key = 0; key < capacity; key += 1) assert.ok(store.get(`new-${key}`), `new-${key} is cached`);
+    // The newcomers are recent themselves: the next one-hit wonder waits its turn.
+    store.set('late', storedNow());
+    assert.equal(store.get('late'), undefined);
+  });
+
   it('lets newcomers take the place of expired entries, however popular those were', (context) => {
     const capacity = 100;
     const store = new MemoryStore({ maxEntries: capacity, maxBytes: 1024 ** 3 });

@@ -126,16 +126,18 @@ export class TinyLfuAdmission {
   }
 
   /**
-   * True when `candidate` was asked for more often than `victim` (ties keep what is cached), or,
-   * once in ADMIT_ODDS_OF_A_POPULAR_LOSER, when it loses but is popular itself. The victim is
+   * True when `candidate` was asked for more often than `victim`; on a tie, only when the caller
+   * says the victim is stale (else ties keep what is cached, so equals do not churn). Also, once
+   * in ADMIT_ODDS_OF_A_POPULAR_LOSER, when it loses but is popular itself. The victim is
    * not touched when a candidate loses, so without that a victim that cannot lose (its counters
    * at the ceiling, by its own popularity, by other keys' collisions, or by an attacker's design)
    * would keep every newcomer out until counts fade: Caffeine's defence against the same
    * (its HashDoS jitter).
    */
-  admit(candidate: string, victim: string): boolean {
+  admit(candidate: string, victim: string, victimIsStale = false): boolean {
     const candidateFrequency = this.sketch.frequency(candidate);
-    if (candidateFrequency > this.sketch.frequency(victim)) return true;
+    const victimFrequency = this.sketch.frequency(victim);
+    if (candidateFrequency > victimFrequency || (victimIsStale && candidateFrequency === victimFrequency)) return true;
     return candidateFrequency >= POPULAR_FREQUENCY && Math.random() * ADMIT_ODDS_OF_A_POPULAR_LOSER < 1;
   }
 }

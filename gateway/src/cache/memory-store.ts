@@ -9,6 +9,12 @@ import type { GrowthListener, Representations } from './representations.js';
  */
 const CLOCK_ORIGIN_MS = Date.now();
 const NO_TAGS: readonly string[] = [];
+/**
+ * An entry that has sat in the cache for this share of its lifetime without being asked for more
+ * often than a newcomer is stale: the newcomer gets the place (a scan's one-hit wonders would
+ * otherwise keep every newcomer out until counts fade).
+ */
+const STALE_SHARE_OF_LIFETIME = 1 / 5;
 
 /**
  * A cached response as the in-process cache holds it: its body in every encoding it is sent in,
@@ -37,6 +43,12 @@ export class MemoryEntry {
 
   expiredAt(nowMs: number): boolean {
     return nowMs - CLOCK_ORIGIN_MS >= this.expiresAtSecond * 1_000;
+  }
+
+  /** Whether this entry was stored a fifth of a lifetime before `newer` (every entry lives as long: the TTL is one setting). */
+  staleBeside(newer: MemoryEntry, nowMs: number): boolean {
+    const lifetimeSeconds = newer.expiresAtSecond - (nowMs - CLOCK_ORIGIN_MS) / 1_000;
+    return newer.expiresAtSecond - this.expiresAtSecond >= STALE_SHARE_OF_LIFETIME * lifetimeSeconds;
   }
 }
 
@@ -125,11 +137,13 @@ export class MemoryStore {
     return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
-  /** Room to spare, or asked for more often than the live entry it would push out. */
+  /** Room to spare, or asked for more often than the live entry it would push out (or as often, when that one is stale). */
   private admits(key: string, entry: MemoryEntry): boolean {
     if (!this.isFullFor(key, entry)) return true;
-    const victim = this.coldestLiveKey();
-    return victim === undefined || !this.isFullFor(key, entry) || this.admission.admit(key, victim);
+    const now = Date.now();
+    const victim = this.coldestLive(now);
+    if (victim === undefined || !this.isFullFor(key, entry)) return true;
+    return this.admission.admit(key, victim, this.entries.peek(victim)!.staleBeside(entry, now));
   }
 
   private isFullFor(key: string, entry: MemoryEntry): boolean {
@@ -140,8 +154,7 @@ export class MemoryStore {
    * The key the LRU evicts next, once expired entries have left the cold end: an expired entry is
    * worth nothing, however often it was asked for, and left there it would keep newcomers out.
    */
-  private coldestLiveKey(): string | undefined {
-    const now = Date.now();
+  private coldestLive(now: number): string | undefined {
     for (;;) {
       const coldest = this.entries.rkeys().next();
       if (coldest.done === true) return undefined;
