@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * REST GETs are keyed by their exact path and query string, as is: paths start with "/", so
@@ -8,14 +8,11 @@ export const restCacheKey = (url: string): string => url;
 
 /** GraphQL queries are keyed by document, operation and variables. */
 export function graphqlCacheKey(query: string, operationName: unknown, variables: unknown): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([query, operationName ?? null, variables ?? null]))
-    .digest('base64url');
-  return `gql:${digest}`;
+  return `gql:${hash('sha256', JSON.stringify([query, operationName ?? null, variables ?? null]), 'base64url')}`;
 }
 
 /** Redis key of a response: hashed so arbitrary URLs make bounded keys. */
-export const redisResponseKey = (key: string): string => `catalog:response:${createHash('sha1').update(key).digest('base64url')}`;
+export const redisResponseKey = (key: string): string => `catalog:response:${hash('sha1', key, 'base64url')}`;
 
 export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { OutgoingHttpHeader } from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
@@ -194,8 +194,8 @@ export class RepresentationEncoder {
    */
   encode(body: string): Representations {
     const byteLength = Buffer.byteLength(body);
-    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 22);
-    return new Representations(body, byteLength, `"${hash}"`, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
+    const digest = hash('sha256', body, 'base64url').slice(0, 22);
+    return new Representations(body, byteLength, `"${digest}"`, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
   }
 
   /** The `coding` copy of a body: its ETag is the body's with the coding as a suffix. */

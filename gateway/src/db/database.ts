@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -31,7 +31,7 @@ const statementNames = new Map<string, string>();
 /** A stable prepared-statement name per SQL text (the gateway's statements are a small fixed set). */
 function statementName(text: string): string {
   let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `catalog_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`));
+  if (!name) statementNames.set(text, (name = `catalog_${hash('sha1', text, 'hex').slice(0, 16)}`));
   return name;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
 import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -14,9 +14,6 @@ export interface KnownDocument {
 
 /** How many distinct query strings are remembered (clients send a handful over and over). */
 const REMEMBERED_DOCUMENTS = 1_000;
-
-/** Apollo's key for a query string: the SHA-256 of its text (as for persisted queries). */
-const queryHash = (query: string): string => createHash('sha256').update(query).digest('hex');
 
 /** Apollo prefixes its document keys with a hash of the schema, which is fixed here: the query hash is the rest. */
 const queryHashIn = (apolloKey: string): string => apolloKey.slice(apolloKey.lastIndexOf(':') + 1);
@@ -43,12 +40,12 @@ export class DocumentCache {
 
   /**
    * The document of a query string, parsed and validated on first sight. `sha256Hash` is the
-   * text's SHA-256 when the caller already has it (a verified persisted-query hash): the key.
+   * text's SHA-256 (Apollo's key, as for persisted queries) when the caller already has it (a
+   * verified persisted-query hash).
    */
-  lookUp(query: string, sha256Hash = queryHash(query)): KnownDocument {
-    const hash = sha256Hash;
-    let known = this.known.get(hash);
-    if (!known) this.known.set(hash, (known = this.parseAndValidate(query)));
+  lookUp(query: string, sha256Hash = hash('sha256', query, 'hex')): KnownDocument {
+    let known = this.known.get(sha256Hash);
+    if (!known) this.known.set(sha256Hash, (known = this.parseAndValidate(query)));
     return known;
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Counter } from 'prom-client';
 import { graphqlCacheKey } from '../cache/keys.js';
@@ -53,8 +53,6 @@ interface ResolvedText {
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const UNKNOWN_DOCUMENT: KnownDocument = { document: undefined, valid: false };
 const HASH_ONLY = Symbol('hash only');
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 function graphqlErrorResponse(status: number, message: string, code: string): RefusedOperation {
   // Apollo Server answers persisted-query misses with 200 and these headers, so that no cache
@@ -177,24 +175,24 @@ export class PersistedQueries {
       counter.inc({ result: 'refused' });
       return graphqlErrorResponse(200, 'PersistedQueryNotSupported', 'PERSISTED_QUERY_NOT_SUPPORTED');
     }
-    const hash = persistedQueryId(persistedQuery, 'sha256');
+    const sentHash = persistedQueryId(persistedQuery, 'sha256');
     const text = sentText(params.query);
     if (text === HASH_ONLY) {
-      const registered = await store.get(hash);
+      const registered = await store.get(sentHash);
       counter.inc({ result: registered === undefined ? 'miss' : 'hit' });
       if (registered === undefined) return graphqlErrorResponse(200, 'PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND');
-      return { query: registered, sha256Hash: hash, extensions: otherExtensions };
+      return { query: registered, sha256Hash: sentHash, extensions: otherExtensions };
     }
-    const actual = sha256(text);
-    if (actual !== hash) {
+    const actual = hash('sha256', text, 'hex');
+    if (actual !== sentHash) {
       throw new BadPersistedQuery(`extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${actual}`);
     }
     // Only documents that can run are shared; others get their errors from Apollo as usual.
-    if (documents.lookUp(text, hash).valid) {
-      store.register(hash, text);
+    if (documents.lookUp(text, sentHash).valid) {
+      store.register(sentHash, text);
       counter.inc({ result: 'registered' });
     }
-    return { query: text, sha256Hash: hash, extensions: otherExtensions };
+    return { query: text, sha256Hash: sentHash, extensions: otherExtensions };
   }
 
   /** With a manifest: only its operations, named by id (documentId, doc_id, APQ hash) or sent as its exact text. */

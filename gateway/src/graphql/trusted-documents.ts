@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GraphQLError, parse, specifiedRules, validate, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { z } from 'zod';
@@ -44,8 +44,6 @@ interface ManifestOperation {
   name: string | undefined;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
 /** A trusted-documents manifest that cannot be used; the message names the file and every problem. */
 export class TrustedDocumentsError extends Error {
   constructor(path: string, problems: string[]) {
@@ -77,7 +75,7 @@ export class TrustedDocuments {
 
   /** Whether the manifest holds this exact text. */
   holds(text: string): boolean {
-    return this.bySha256.has(sha256(text));
+    return this.bySha256.has(hash('sha256', text, 'hex'));
   }
 
   /**
@@ -109,7 +107,7 @@ export class TrustedDocuments {
         problems.push(`${label}: the id is listed twice with different bodies`);
       problems.push(...documentProblems(operation.body, schema, rules).map((problem) => `${label}: ${problem}`));
       byId.set(operation.id, operation.body);
-      bySha256.set(sha256(operation.body), operation.body);
+      bySha256.set(hash('sha256', operation.body, 'hex'), operation.body);
     }
     if (problems.length > 0) throw new TrustedDocumentsError(path, problems);
     return new TrustedDocuments(byId, bySha256);
