@@ -91,12 +91,12 @@ describe('in-process store', () => {
     assert.equal(store.get('b')!.representations.identity.body, '{"id":2}');
   });
 
-  it('evicts every key of a tag many responses share, and forgets keys that left on their own', () => {
+  it('evicts every key of a tag many responses share, and only those, whether it left on its own or not', () => {
     const store = new MemoryStore({ maxEntries: 3, maxBytes: 1024 ** 2 });
     store.set('product', entry('{"id":1}', ['product:1']));
     store.set('styles', entry('{"styles":[]}', ['product:1']));
     store.set('related', entry('[2]', ['product:1', 'product:2']));
-    store.set('related', entry('[2]', ['product:1', 'product:2'])); // replaced: indexed once
+    store.set('related', entry('[2]', ['product:1', 'product:2'])); // replaced
     // A fourth entry, asked for more often, takes the least recently used one's place.
     for (let count = 0; count < 3; count += 1) store.set('other', entry('{"id":3}', ['product:3']));
     assert.equal(store.get('product'), undefined, 'evicted by the LRU');
@@ -106,8 +106,54 @@ describe('in-process store', () => {
     assert.equal(store.get('other')!.representations.identity.body, '{"id":3}');
     store.set('product', entry('{"id":1}', ['product:1']));
     store.evictTags(['product:2']);
-    assert.equal(store.size, 2, 'product:2 named only the related response, gone already');
+    assert.equal(
+      store.get('product')!.representations.identity.body,
+      '{"id":1}',
+      'stored after product:1 was evicted, and not of product:2',
+    );
+    store.evictTags(['product:3']);
+    assert.equal(store.get('other'), undefined);
+    assert.equal(store.get('product')!.representations.identity.body, '{"id":1}');
     store.evictTags(['product:1']);
-    assert.equal(store.size, 1);
+    assert.equal(store.get('product'), undefined, 'a tag evicted again evicts what was stored since');
+  });
+
+  it('lets an evicted entry make room for newcomers, as an expired one does', () => {
+    const store = new MemoryStore({ maxEntries: 2, maxBytes: 1024 ** 2 });
+    for (let count = 0; count < 5; count += 1) {
+      store.set('a', entry('{"id":1}', ['product:1']));
+      store.set('b', entry('{"id":2}', ['product:2']));
+    }
+    store.evictTags(['product:1', 'product:2']);
+    // Asked for once, the newcomers would lose to entries asked for five times: evicted, those count for nothing.
+    store.set('c', entry('{"id":3}', ['product:3']));
+    store.set('d', entry('{"id":4}', ['product:4']));
+    assert.equal(store.get('c')!.representations.identity.body, '{"id":3}');
+    assert.equal(store.get('d')!.representations.identity.body, '{"id":4}');
+    assert.equal(store.size, 2);
+  });
+
+  it('remembers an eviction by tag only as long as an entry stored before it may live', (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
+    store.set('a', entry('{"id":1}', ['product:1'])); // lives until 60 s
+    store.evictTags(['product:1', 'product:2']);
+    assert.equal(store.rememberedInvalidations, 2);
+    context.mock.timers.tick(30_000);
+    store.set('b', entry('{"id":3}', ['product:3'])); // lives until 90 s
+    store.evictTags(['product:3']);
+    assert.equal(store.rememberedInvalidations, 3, 'every entry stored before may still be alive');
+    context.mock.timers.tick(30_000);
+    store.evictTags(['product:4']);
+    assert.equal(store.rememberedInvalidations, 2, 'those of before 30 s are gone: no entry stored before them is alive');
+    assert.equal(store.get('b'), undefined, 'what they evicted stays evicted');
+    context.mock.timers.tick(30_000);
+    store.evictTags(['product:5']);
+    assert.equal(store.rememberedInvalidations, 0, 'nothing stored so far is alive');
+    store.set('c', entry('{"id":5}', ['product:5']));
+    store.evictTags(['product:5']);
+    assert.equal(store.rememberedInvalidations, 1);
+    store.clear();
+    assert.equal(store.rememberedInvalidations, 0);
   });
 });
