@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
+import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CacheEntry, CachedRoute } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
@@ -47,12 +48,6 @@ export interface ResponseCacheOptions {
   logger: Logger;
   redisFailed: RedisFailureReport;
 }
-
-// Lookup label sets made once: the hot path allocates nothing for its metrics.
-const LOOKUP_LABELS = {
-  memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
-  redis: { hit: { backend: 'redis', result: 'hit' }, miss: { backend: 'redis', result: 'miss' } },
-} as const;
 
 /**
  * Whole-response cache: an in-process LRU in front of Redis (when configured). Concurrent misses
@@ -102,7 +97,7 @@ export class ResponseCache {
    */
   async sharedEntry(key: string): Promise<MemoryEntry | undefined> {
     const { memory, redis, metrics } = this.options;
-    metrics.cacheLookups.inc(LOOKUP_LABELS.memory.miss);
+    metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS.memory.miss);
     if (!redis || !this.enabled) return undefined;
     let shared: CacheEntry | undefined;
     try {
@@ -110,7 +105,7 @@ export class ResponseCache {
     } catch (error) {
       this.options.redisFailed('get', error);
     }
-    metrics.cacheLookups.inc(shared ? LOOKUP_LABELS.redis.hit : LOOKUP_LABELS.redis.miss);
+    metrics.cacheHitRecorder.countLookup(shared ? CACHE_LOOKUPS.redis.hit : CACHE_LOOKUPS.redis.miss);
     if (!shared) return undefined;
     // Redis holds the body as is: this replica encodes it once, on its way into memory.
     const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
@@ -168,7 +163,7 @@ export class ResponseCache {
       const shared = await this.sharedEntry(key);
       return shared && catalogRead(shared);
     }
-    this.options.metrics.cacheLookups.inc(LOOKUP_LABELS.memory.hit);
+    this.options.metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS.memory.hit);
     return catalogRead(local);
   }
 

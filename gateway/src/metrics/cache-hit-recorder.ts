@@ -14,19 +14,26 @@ export interface CacheHitLabels {
 /** Hits held before they are folded in anyway, so memory stays bounded between scrapes. */
 const MAX_PENDING = 4096;
 
+/** A cache lookup's outcome, as catalog_cache_lookups_total labels it. */
+export interface CacheLookupLabels {
+  backend: 'memory' | 'redis';
+  result: 'hit' | 'miss';
+}
+
 /**
  * Metrics of requests answered from the cache before any route (by the hot lane, or the
- * catalog-cache plugin's hook): from memory, or from Redis on its way into memory. A hit only
- * appends its labels and duration; the prom-client updates run in one tight loop when the metrics are
- * collected (every scrape) or every MAX_PENDING hits, where they cost a fraction of what they
- * cost one by one between socket writes. Nothing is lost or late for a scrape: collecting
- * flushes first.
+ * catalog-cache plugin's hook): from memory, or from Redis on its way into memory; and the
+ * cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
+ * prom-client updates run in one tight loop when the metrics are collected (every scrape) or
+ * every MAX_PENDING hits, where they cost a fraction of what they cost one by one between socket
+ * writes, and each label set's count is added once. Nothing is lost or late for a scrape:
+ * collecting flushes first. Label sets are compared by identity: callers make each once.
  */
 export class CacheHitRecorder {
   private labels: CacheHitLabels[] = [];
   private seconds: number[] = [];
-  /** Of those, answered from memory (a Redis answer's lookups are counted as they happen). */
-  private memoryHits = 0;
+  /** Lookups since the last flush, by label set (a hit answered from memory counts as one). */
+  private lookups = new Map<CacheLookupLabels, number>();
 
   constructor(
     private readonly metrics: {
@@ -37,25 +44,36 @@ export class CacheHitRecorder {
   ) {}
 
   record(labels: CacheHitLabels, seconds: number, fromMemory: boolean): void {
-    if (fromMemory) this.memoryHits += 1;
+    if (fromMemory) this.countLookup(MEMORY_HIT);
     this.labels.push(labels);
     this.seconds.push(seconds);
     if (this.labels.length >= MAX_PENDING) this.flush();
   }
 
+  countLookup(labels: CacheLookupLabels): void {
+    this.lookups.set(labels, (this.lookups.get(labels) ?? 0) + 1);
+  }
+
   flush(): void {
-    const { labels, seconds, memoryHits } = this;
-    if (labels.length === 0) return;
+    const { labels, seconds, lookups } = this;
     this.labels = [];
     this.seconds = [];
-    this.memoryHits = 0;
+    this.lookups = new Map();
     const { httpRequests, httpDuration, cacheLookups } = this.metrics;
-    if (memoryHits > 0) cacheLookups.inc(MEMORY_HIT, memoryHits);
+    for (const [lookup, count] of lookups) cacheLookups.inc(lookup, count);
+    const requests = new Map<CacheHitLabels, number>();
     for (let index = 0; index < labels.length; index += 1) {
-      httpRequests.inc(labels[index]!);
+      requests.set(labels[index]!, (requests.get(labels[index]!) ?? 0) + 1);
       httpDuration.observe(labels[index]!, seconds[index]!);
     }
+    for (const [request, count] of requests) httpRequests.inc(request, count);
   }
 }
 
-const MEMORY_HIT = { backend: 'memory', result: 'hit' } as const;
+/** The cache's lookup outcomes, each label set made once (see `countLookup`). */
+export const CACHE_LOOKUPS = {
+  memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
+  redis: { hit: { backend: 'redis', result: 'hit' }, miss: { backend: 'redis', result: 'miss' } },
+} as const satisfies Record<CacheLookupLabels['backend'], Record<CacheLookupLabels['result'], CacheLookupLabels>>;
+
+const MEMORY_HIT = CACHE_LOOKUPS.memory.hit;
