@@ -11,8 +11,12 @@ export function graphqlCacheKey(query: string, operationName: unknown, variables
   return `gql:${hash('sha256', JSON.stringify([query, operationName ?? null, variables ?? null]), 'base64url')}`;
 }
 
-/** Redis key of a response: hashed so arbitrary URLs make bounded keys. */
-export const redisResponseKey = (key: string): string => `catalog:response:${hash('sha1', key, 'base64url')}`;
+/**
+ * Redis key of a response: hashed so arbitrary URLs make bounded keys. It names the entry format
+ * (`entry.ts`, 2: with its ETag), so replicas of two versions, side by side in a rolling update,
+ * never read each other's entries.
+ */
+export const redisResponseKey = (key: string): string => `catalog:response:2:${hash('sha1', key, 'base64url')}`;
 
 export const redisTagKey = (tag: string): string => `catalog:tag:${tag}`;
 

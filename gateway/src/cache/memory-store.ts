@@ -31,7 +31,7 @@ export class MemoryEntry {
   validAtEpoch = 0;
 
   constructor(
-    entry: Omit<CacheEntry, 'body'>,
+    entry: Omit<CacheEntry, 'body' | 'etag'>,
     readonly representations: Representations,
   ) {
     this.route = entry.route;

@@ -192,10 +192,14 @@ export class RepresentationEncoder {
    * The body as is stays text: a Buffer per cached body would cost ~250 bytes of V8 heap and a
    * native allocation of its own (measured: ~650 bytes of RSS a body), more than most bodies.
    */
-  encode(body: string): Representations {
+  encode(body: string, etag = this.etagOf(body)): Representations {
     const byteLength = Buffer.byteLength(body);
-    const digest = hash('sha256', body, 'base64url').slice(0, 22);
-    return new Representations(body, byteLength, `"${digest}"`, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
+    return new Representations(body, byteLength, etag, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
+  }
+
+  /** The ETag of a body as is (`etag` of `encode`: one made for the same body before, say by another replica). */
+  private etagOf(body: string): string {
+    return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
   }
 
   /** The `coding` copy of a body: its ETag is the body's with the coding as a suffix. */

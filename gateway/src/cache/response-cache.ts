@@ -107,8 +107,8 @@ export class ResponseCache {
     }
     metrics.cacheHitRecorder.countLookup(shared ? CACHE_LOOKUPS.redis.hit : CACHE_LOOKUPS.redis.miss);
     if (!shared) return undefined;
-    // Redis holds the body as is: this replica encodes it once, on its way into memory.
-    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body));
+    // Redis holds the body as is, with its ETag: this replica encodes it once, on its way into memory.
+    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag));
     memory.set(key, entry);
     return entry;
   }
@@ -175,6 +175,7 @@ export class ResponseCache {
     if ('representations' in served && epoch === this.epoch) {
       const entry: CacheEntry = {
         body: response.body,
+        etag: served.representations.etag,
         route: response.route,
         tags: [...response.tags],
         expiresAt: Date.now() + this.options.ttlSeconds * 1_000,

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeEntry, encodeEntry, type CacheEntry } from '../src/cache/entry.js';
+import { RepresentationEncoder } from '../src/cache/representations.js';
+
+const encoder = new RepresentationEncoder({ maxAgeSeconds: 60, staleWhileRevalidateSeconds: 0 });
+const body = JSON.stringify({ id: 1, name: 'Café Crème' }, null, 2);
+const entry: CacheEntry = {
+  body,
+  etag: encoder.encode(body).etag,
+  route: '/products/:product_id',
+  tags: ['product:1', 'products'],
+  expiresAt: 1_800_000_000_000,
+};
+
+describe('a cache entry as Redis holds it', () => {
+  it('comes back as it was stored, ETag and all, however many lines its body has', () => {
+    assert.deepEqual(decodeEntry(encodeEntry(entry)), entry);
+    assert.deepEqual(decodeEntry(encodeEntry({ ...entry, tags: [] })), { ...entry, tags: [] });
+  });
+
+  it('gives a body the ETag it was stored with, without hashing it again: the same as hashing', () => {
+    const stored = decodeEntry(encodeEntry(entry))!;
+    assert.equal(encoder.encode(stored.body, stored.etag).etag, encoder.encode(body).etag);
+  });
+
+  it('is refused when cut short, of the format before ETags, or with something else where the ETag goes', () => {
+    const text = encodeEntry(entry);
+    assert.equal(decodeEntry(text.slice(0, text.indexOf(entry.route))), undefined);
+    assert.equal(decodeEntry(`${entry.expiresAt}\n${entry.tags.join(' ')}\n${entry.route}\n${body}`), undefined);
+    assert.equal(decodeEntry(encodeEntry({ ...entry, etag: 'product:1' })), undefined);
+    assert.equal(decodeEntry(encodeEntry({ ...entry, route: '/admin' as CacheEntry['route'] })), undefined);
+  });
+});
