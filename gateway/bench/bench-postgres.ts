@@ -83,3 +83,34 @@ export async function startBenchPostgres(dataDir: string, { initialise }: { init
   const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   return { databaseUrl: urlFor(BENCH_DATABASE), pid, stop: () => server.stop() };
 }
+
+/** Polls for leftover queries this often, and gives up waiting for them after this long. */
+const IDLE_POLL_MS = 100;
+const IDLE_WAIT_LIMIT_MS = 60_000;
+
+/**
+ * Resolves once no query runs in the benchmark database: a target whose requests timed out
+ * leaves its queries running in Postgres, and the next target's round would pay for them (seen:
+ * PostGraphile's deep pages, 5 s each, shedding the next gateway round's requests as 503s).
+ * Returns how long it waited (0 when nothing was running).
+ */
+export async function waitForIdleDatabase(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ running: number }>(
+        `SELECT count(*)::int AS running FROM pg_stat_activity
+          WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active'
+            AND pid <> pg_backend_pid()`,
+      );
+      const waitedMs = Date.now() - started;
+      if (rows[0]!.running === 0) return waitedMs < IDLE_POLL_MS ? 0 : waitedMs;
+      if (waitedMs > IDLE_WAIT_LIMIT_MS) return waitedMs;
+      await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -24,6 +24,8 @@ export interface CompareSettings {
   warmupSeconds: number;
   /** Postgres and Redis: whatever CPU they spend during a round is on behalf of its target. */
   backendPids: { postgres: number; redis: number };
+  /** Resolves once Postgres runs no query of an earlier target; says how long that took (ms). */
+  databaseIdle: () => Promise<number>;
   log: (message: string) => void;
 }
 
@@ -68,6 +70,8 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const contender of order) {
       const plan = contender.rounds[round]!;
+      const waitedMs = await settings.databaseIdle();
+      if (waitedMs > 0) settings.log(`${workload} × ${contender.target}: waited ${waitedMs} ms for an earlier target's queries to end`);
       const machineLoad = loadavg()[0]!;
       const before = cpuNow(contender.server);
       const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });

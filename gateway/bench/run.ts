@@ -15,6 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { forEachConcurrently } from './concurrently.js';
 import { findPid } from './cpu-usage.js';
 import { openBenchDataset } from './dataset.js';
+import { waitForIdleDatabase } from './bench-postgres.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
 import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
@@ -96,7 +97,13 @@ try {
   };
   const compare = async (workload: Workload, contenders: Contender[]) => {
     cells.push(
-      ...(await compareTargets(workload, contenders, { load: options.load, warmupSeconds: options.warmupSeconds, backendPids, log })),
+      ...(await compareTargets(workload, contenders, {
+        load: options.load,
+        warmupSeconds: options.warmupSeconds,
+        backendPids,
+        databaseIdle: () => waitForIdleDatabase(dataset.databaseUrl),
+        log,
+      })),
     );
   };
 
