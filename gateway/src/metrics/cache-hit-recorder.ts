@@ -58,6 +58,8 @@ export class CacheHitRecorder {
 
   flush(): void {
     const { labels, seconds, memoryHits, lookups } = this;
+    // Every scrape collects three metrics, each flushing: the second and third find nothing.
+    if (labels.length === 0 && lookups.size === 0) return;
     this.labels = [];
     this.seconds = [];
     this.memoryHits = 0;
