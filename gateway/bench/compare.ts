@@ -71,7 +71,7 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
     for (const contender of order) {
       const plan = contender.rounds[round]!;
       const waitedMs = await settings.databaseIdle();
-      if (waitedMs > 0) settings.log(`${workload} × ${contender.target}: waited ${waitedMs} ms for an earlier target's queries to end`);
+      if (waitedMs > 0) settings.log(`${workload} × ${contender.target}: waited ${waitedMs} ms for an earlier target's queries`);
       const machineLoad = loadavg()[0]!;
       const before = cpuNow(contender.server);
       const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });
