@@ -30,6 +30,13 @@ interface Ratio {
   target: number | null;
 }
 
+/**
+ * Targets measured only to compare against: a request of theirs that outlasts wrk's timeout is
+ * their slowness, part of their result, not a broken run (wrk leaves it out of RPS and latency,
+ * which the table's note says). Any error of the gateway or the bare server still fails the run.
+ */
+const COMPARED_ONLY: ReadonlySet<TargetName> = new Set(['postgraphile']);
+
 const totalCpuMicros = ({ cpuMicrosPerRequest: { server, postgres, redis } }: Cell) => server + postgres + redis;
 
 /** Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both). */
@@ -85,8 +92,22 @@ function tableRows(cells: readonly Cell[]) {
     'PG µs/req': Math.round(cell.cpuMicrosPerRequest.postgres),
     'Redis µs/req': Math.round(cell.cpuMicrosPerRequest.redis),
     'load avg': Number(cell.machineLoad.toFixed(1)),
-    note: cell.planWrapped ? 'cold plan wrapped: some requests repeated' : '',
+    note: cellNotes(cell).join('; '),
   }));
+}
+
+function cellNotes({ planWrapped, errorDetail: { timeouts } }: Cell): string[] {
+  return [
+    ...(planWrapped ? ['cold plan wrapped: some requests repeated'] : []),
+    ...(timeouts > 0 ? [`${timeouts} requests timed out: left out of RPS and latency`] : []),
+  ];
+}
+
+/** Why the run fails, one line per failing cell: any error of ours, a compared target's errors but timeouts. */
+export function runFailures(cells: readonly Cell[]): string[] {
+  return cells
+    .filter((cell) => cell.errors - (COMPARED_ONLY.has(cell.target) ? cell.errorDetail.timeouts : 0) > 0)
+    .map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`);
 }
 
 function ratioLine({ name, value, target }: Ratio): string {

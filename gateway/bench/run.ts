@@ -22,7 +22,7 @@ import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan
 import { nodeMemory, residentMemory, type NodeMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
 import { compareTargets, type Contender, type PlanFile } from './compare.js';
-import { printReport, writeReport, type Cell, type Workload } from './report.js';
+import { printReport, runFailures, writeReport, type Cell, type Workload } from './report.js';
 import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
@@ -277,11 +277,9 @@ console.log(cacheNote);
 await writeReport(RESULTS_DIR, cells, options, `${setup}\n\n${cacheNote}`);
 log(`results written to ${join(RESULTS_DIR, 'latest.json')}`);
 
-const failed = cells.filter((cell) => cell.errors > 0);
-if (failed.length > 0) {
-  console.error(
-    `FAILED: ${failed.map((cell) => `${cell.target} (${cell.workload}): ${cell.errors} errors ${JSON.stringify(cell.errorDetail)}`).join('; ')}`,
-  );
+const failures = runFailures(cells);
+if (failures.length > 0) {
+  console.error(`FAILED: ${failures.join('; ')}`);
   process.exit(1);
 }
 
