@@ -152,6 +152,38 @@ test('the gateway needs no loader at run time: not a dependency, not imported by
   }
 });
 
+/** The packages a workspace's shipped code (src, bin) imports, by package name. */
+function importedPackages(folder: string): Set<string> {
+  const shipped = ['src', 'bin']
+    .filter((dir) => existsSync(join(REPO_ROOT, folder, dir)))
+    .flatMap((dir) =>
+      readdirSync(join(REPO_ROOT, folder, dir), { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.(ts|js)$/.test(file))
+        .map((file) => readFileSync(join(REPO_ROOT, folder, dir, file), 'utf8')),
+    );
+  const specifiers = shipped.flatMap((text) => [...text.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)].map((match) => match[1]!));
+  return new Set(
+    specifiers.map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    ),
+  );
+}
+
+test('each image installs only what its code imports: every runtime dependency is used', () => {
+  for (const image of IMAGES) {
+    const imported = importedPackages(image.workspace);
+    const dependencies = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, image.workspace, 'package.json'), 'utf8')).dependencies ?? {});
+    assert.deepEqual(
+      dependencies.filter((name) => !imported.has(name)),
+      [],
+      `${image.workspace}/package.json: runtime dependencies its src/ and bin/ never import (npm ci --omit=dev ships them)`,
+    );
+  }
+});
+
 test('each image carries the contract package whole (manifest, compiled code, DDL) and of the other workspaces only what it runs', () => {
   for (const image of IMAGES) {
     for (const folder of WORKSPACES.values()) {
