@@ -52,9 +52,9 @@ export class MemoryEntry {
     return nowMs - CLOCK_ORIGIN_MS >= this.expiresAtSecond * 1_000;
   }
 
-  /** Whether one of this entry's tags was invalidated after `epoch` (`invalidatedAt`: each tag's latest invalidation). */
-  invalidatedSince(epoch: number, invalidatedAt: ReadonlyMap<string, TagInvalidation>): boolean {
-    return this.tags.some((tag) => (invalidatedAt.get(tag)?.epoch ?? 0) > epoch);
+  /** Whether one of this entry's tags was invalidated after `validAtEpoch` (`invalidatedAt`: each tag's latest invalidation). */
+  invalidatedSinceValid(invalidatedAt: ReadonlyMap<string, TagInvalidation>): boolean {
+    return this.tags.some((tag) => (invalidatedAt.get(tag)?.epoch ?? 0) > this.validAtEpoch);
   }
 
   /** Whether this entry was stored a fifth of a lifetime before `newer` (every entry lives as long: the TTL is one setting). */
@@ -146,7 +146,7 @@ export class MemoryStore {
   private live(entry: MemoryEntry, now: number): boolean {
     if (entry.expiredAt(now)) return false;
     if (entry.validAtEpoch === this.epoch) return true;
-    if (entry.invalidatedSince(entry.validAtEpoch, this.invalidations)) return false;
+    if (entry.invalidatedSinceValid(this.invalidations)) return false;
     entry.validAtEpoch = this.epoch;
     return true;
   }

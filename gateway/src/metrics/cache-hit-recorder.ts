@@ -65,7 +65,7 @@ export class CacheHitRecorder {
     this.memoryHits = 0;
     this.lookups = new Map();
     const { httpRequests, httpDuration, cacheLookups } = this.metrics;
-    if (memoryHits > 0) cacheLookups.inc(MEMORY_HIT, memoryHits);
+    if (memoryHits > 0) cacheLookups.inc(CACHE_LOOKUPS.memory.hit, memoryHits);
     for (const [lookup, count] of lookups) cacheLookups.inc(lookup, count);
     const requests = new Map<CacheHitLabels, number>();
     for (let index = 0; index < labels.length; index += 1) {
@@ -81,5 +81,3 @@ export const CACHE_LOOKUPS = {
   memory: { hit: { backend: 'memory', result: 'hit' }, miss: { backend: 'memory', result: 'miss' } },
   redis: { hit: { backend: 'redis', result: 'hit' }, miss: { backend: 'redis', result: 'miss' } },
 } as const satisfies Record<CacheLookupLabels['backend'], Record<CacheLookupLabels['result'], CacheLookupLabels>>;
-
-const MEMORY_HIT = CACHE_LOOKUPS.memory.hit;
