@@ -1,6 +1,9 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
+import { EdgeLookup } from './cache/edge/edge-lookup.js';
+import { EdgeResponder } from './cache/edge/edge-responder.js';
+import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
@@ -14,7 +17,6 @@ import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
 import { installGracefulClose } from './http/graceful-close.js';
 import { CorsPolicy, installCors } from './http/cors.js';
-import { createServerWithHotLane } from './http/hot-lane.js';
 import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { answerClientError } from './http/client-errors.js';
@@ -28,7 +30,6 @@ import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
 import { ProductPager } from './paging/product-pager.js';
-import { CacheHits, catalogCache } from './plugins/catalog-cache.js';
 import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
@@ -95,6 +96,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const cache = createCache(config, { events, coherence, redis, metrics, logger });
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
+  const lifecycle: Lifecycle = { closing: false };
+  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
+  const edge = { lookup: new EdgeLookup(cache), responder: new EdgeResponder(metrics, logger, lifecycle, cors) };
   const services: Services = {
     config,
     db,
@@ -102,18 +106,16 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
     cache,
+    edge,
     persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
     trustedDocuments,
     writes: new ProductWrites(repositories.products, coherence.writes),
     metrics,
   };
 
-  const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
-  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
-  const cacheHits = new CacheHits(cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
+    serverFactory: createServerWithHotLane(edge.lookup, edge.responder, requestIdOf),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
@@ -131,8 +133,6 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
-  // First: a GET the in-process cache answers runs no other hook, as in the hot lane.
-  await app.register(catalogCache, { cache, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
   installGracefulClose(app, lifecycle);

@@ -1,3 +1,5 @@
+import type { EdgeLookup } from './cache/edge/edge-lookup.js';
+import type { EdgeResponder } from './cache/edge/edge-responder.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import { ResponseTags } from './cache/tags.js';
 import type { Config } from './config.js';
@@ -19,6 +21,8 @@ export interface Services {
   batchers: SharedBatchers;
   pager: ProductPager;
   cache: ResponseCache;
+  /** How cached responses are found by URL and written, at the edge and by routes alike. */
+  edge: { lookup: EdgeLookup; responder: EdgeResponder };
   /** Automatic persisted queries, shared through the cache's Redis. */
   persistedQueries: PersistedQueryStore;
   /** Trusted-documents mode's manifest: only its operations run. Undefined when off. */

@@ -70,7 +70,7 @@ describe('CORS with allowed origins', () => {
     assert.match(preflight.headers.get('vary') ?? '', /\bOrigin\b/);
   });
 
-  it('marks REST answers alike whether computed, from the hot lane or from the cache hook', async () => {
+  it('marks REST answers alike whether computed, from the hot lane or from the cache by the route', async () => {
     for (const [origin, url, expected] of [
       [SHOP, '/products/2', asRead(ALLOWED_ANSWER)],
       [OTHER, '/products/5', asRead(REFUSED_ANSWER)],
@@ -78,11 +78,11 @@ describe('CORS with allowed origins', () => {
       const computed = await fetch(`${base}${url}`, { headers: { origin } });
       assert.equal(computed.status, 200);
       assert.deepEqual(corsHeadersOf(computed.headers), expected, `computed, ${origin}`);
-      assert.ok(app.catalogCache.peek(restCacheKey(url)), 'the repeats are answered from the in-process cache');
+      assert.ok(app.services.cache.peek(restCacheKey(url)), 'the repeats are answered from the in-process cache');
       const hotLane = await fetch(`${base}${url}`, { headers: { origin } });
       assert.deepEqual(corsHeadersOf(hotLane.headers), expected, `hot lane, ${origin}`);
-      const hook = await app.inject({ url, headers: { origin } });
-      assert.deepEqual(corsHeadersOf(hook.headers), expected, `cache hook, ${origin}`);
+      const route = await app.inject({ url, headers: { origin } });
+      assert.deepEqual(corsHeadersOf(route.headers), expected, `the route, from the cache, ${origin}`);
     }
     // No Origin (same-origin or not a browser): nothing to allow, but the answer still varies by it.
     assert.deepEqual(corsHeadersOf((await fetch(`${base}/products/2`)).headers), asRead(REFUSED_ANSWER));

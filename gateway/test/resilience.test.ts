@@ -64,12 +64,17 @@ describe('Redis killed mid-test', () => {
     try {
       // Back in use without a restart: new responses land in Redis again, and writes are taken.
       let page = 0;
-      await eventually('responses cached in Redis again', async () => {
-        page += 1;
-        await get(`/products?page=${page}&count=1`);
-        await app.services.cache.settled();
-        return (await inspector.keys('catalog:3:response:*')).length > 0;
-      });
+      // Reconnecting backs off up to 2 s between attempts, and the circuit probes once a second.
+      await eventually(
+        'responses cached in Redis again',
+        async () => {
+          page += 1;
+          await get(`/products?page=${page}&count=1`);
+          await app.services.cache.settled();
+          return (await inspector.keys('catalog:3:response:*')).length > 0;
+        },
+        15_000,
+      );
       const taken = await write('Written once Redis was back');
       assert.equal(taken.statusCode, 200, taken.body);
       assert.equal((await get('/products/2')).json().slogan, 'Written once Redis was back');

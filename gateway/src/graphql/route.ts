@@ -2,7 +2,6 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { JSON_CONTENT_TYPE } from '../cache/representations.js';
-import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
@@ -147,7 +146,7 @@ export function graphqlRoute(services: Services) {
       const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
       const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
       operationMetrics.record(operation, outcome, (performance.now() - started) / 1_000);
-      return sendServed(request, reply, served);
+      return services.edge.responder.send(request, reply, served);
     };
 
     app.post('/graphql', { schema: { hide: true } }, (request, reply) => handle(request, reply, (request.body ?? {}) as GraphQLParams));

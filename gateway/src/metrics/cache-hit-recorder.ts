@@ -1,5 +1,5 @@
 import type { Counter, Histogram } from 'prom-client';
-import type { CachedRoute } from '../cache/entry.js';
+import type { CachedRoute } from '../cache/cached-routes.js';
 
 export type HitMethod = 'GET' | 'HEAD';
 /** 304 when the client's copy (If-None-Match) is current. */
@@ -21,9 +21,8 @@ export interface CacheLookupLabels {
 }
 
 /**
- * Metrics of requests answered from the cache before any route (by the hot lane, or the
- * catalog-cache plugin's hook): from memory, or from Redis on its way into memory; and the
- * cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
+ * Metrics of requests answered from the cache before any route (by the hot lane): from memory,
+ * or from Redis on its way into memory; and the cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
  * prom-client updates run in one tight loop when the metrics are collected (every scrape) or
  * every MAX_PENDING hits, where they cost a fraction of what they cost one by one between socket
  * writes, and each label set's count is added once. Nothing is lost or late for a scrape:

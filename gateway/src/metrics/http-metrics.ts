@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { answeredFromCache } from '../plugins/catalog-cache.js';
 import type { Metrics } from './metrics.js';
 
 /**
  * Per-route request counts and durations, labelled by the route pattern, plus GET /metrics.
- * Answers from the in-process cache are counted by the catalog-cache plugin (in batches).
+ * Answers the cache's edge gives before Fastify are counted by it (in batches: CacheHitRecorder).
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    if (answeredFromCache(request)) return done();
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CachedRoute } from '../cache/entry.js';
+import type { CachedRoute } from '../cache/cached-routes.js';
 import { BadInputError, NotFoundError } from '../errors.js';
 import { parseProductId } from '../http/ids.js';
 import type { Loaders } from '../loaders/index.js';
@@ -8,6 +8,7 @@ import { PRODUCT_SORTS, sortOfRestName } from '../paging/product-sort.js';
 import type { ProductRow } from '../repository/products.js';
 import type { Services } from '../services.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
+import { restCacheKey } from '../cache/keys.js';
 import { replyCached } from './cached-json.js';
 import {
   errorSchema,
@@ -81,7 +82,17 @@ export function productReadRoutes(services: Services) {
       (request, reply) => {
         // Checked before the cache lookup: a bad parameter is a 400, never a cached answer.
         const filtered = filteredList(services, request.query);
-        return replyCached(services, '/products', request, reply, async (scope) => {
+        const { page, count, category, min_price, max_price, q, sort } = request.query;
+        const key = restCacheKey('/products', [
+          ['page', page],
+          ['count', count],
+          ['category', category],
+          ['min_price', min_price],
+          ['max_price', max_price],
+          ['q', q],
+          ['sort', sort === 'id_asc' ? undefined : sort],
+        ]);
+        return replyCached(services, '/products', key, request, reply, async (scope) => {
           scope.tags.addProductList();
           const rows = await (filtered ? filtered() : services.pager.page(request.query.page, request.query.count));
           scope.tags.addProducts(rows.map((row) => row.id));
@@ -100,8 +111,12 @@ export function productReadRoutes(services: Services) {
       app.get<{ Params: ProductParams }>(
         url,
         { schema: { summary, params: productIdParams, response: { 200: responseSchema, ...notFound } } },
-        (request, reply) =>
-          replyCached(services, url, request, reply, ({ loaders }) => build(loaders, parseProductId(request.params.product_id))),
+        (request, reply) => {
+          const id = parseProductId(request.params.product_id);
+          return replyCached(services, url, restCacheKey(url.replace(':product_id', String(id))), request, reply, ({ loaders }) =>
+            build(loaders, id),
+          );
+        },
       );
 
     productRoute('/products/:product_id', 'One product with its features', productWithFeaturesSchema, async (loaders, id) =>
