@@ -65,6 +65,7 @@ async function attack(
   console.log(`coherence seed ${SEED} (COHERENCE_SEED=${SEED} replays it); faults: ${formatPlan(plan)}`);
   const result = await runScenario({
     ...RUN,
+    name: `seed ${SEED}`,
     random,
     initial: await currentSlogans(databaseUrl),
     gateways,

@@ -254,10 +254,18 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
   }
 }
 
-/**
- * Injects the planned faults one after another (each after its gap), recording when each ran
- * and what shows it happened. `junkBytesPerSecond` paces the memory-pressure filler.
- */
+/** Injects one fault now and records when it ran and what shows it happened (or why it did not). */
+export async function injectFault(fault: PlannedFault, targets: FaultTargets, junkBytesPerSecond: number): Promise<FaultRecord> {
+  const start = now();
+  try {
+    const evidence = await inject(fault, targets, junkBytesPerSecond);
+    return { ...fault, start, end: now(), evidence, happened: true };
+  } catch (error) {
+    return { ...fault, start, end: now(), evidence: (error as Error).message, happened: false };
+  }
+}
+
+/** Injects the planned faults one after another, each after its gap. `junkBytesPerSecond` paces the memory-pressure filler. */
 export async function injectFaults(
   plan: readonly PlannedFault[],
   targets: FaultTargets,
@@ -266,16 +274,7 @@ export async function injectFaults(
   const records: FaultRecord[] = [];
   for (const fault of plan) {
     await sleep(fault.gapBeforeMs);
-    const start = now();
-    let evidence: string;
-    let happened = true;
-    try {
-      evidence = await inject(fault, targets, junkBytesPerSecond);
-    } catch (error) {
-      evidence = (error as Error).message;
-      happened = false;
-    }
-    records.push({ ...fault, start, end: now(), evidence, happened });
+    records.push(await injectFault(fault, targets, junkBytesPerSecond));
   }
   return records;
 }

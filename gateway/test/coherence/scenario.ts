@@ -8,6 +8,8 @@ import { HistoryRecorder, now, type OperationRecord } from './history.js';
 import { runWorkload, type Endpoint } from './workload.js';
 
 export interface ScenarioOptions {
+  /** Names the run in the slogans it writes. */
+  name: string;
   random: Random;
   /** Every product's slogan before the run. */
   initial: ReadonlyMap<number, string>;
@@ -45,6 +47,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       writers: options.writers,
       readers: options.readers,
       writeToken: options.writeToken,
+      run: options.name,
       random: options.random,
       recorder,
     },

@@ -20,6 +20,8 @@ export interface WorkloadOptions {
   writers: number;
   readers: number;
   writeToken: string;
+  /** Names this run in every slogan it writes, so runs on one catalog never write the same value. */
+  run: string;
   /** Seeds every client's own stream, so one seed replays the same choices. */
   random: Random;
   recorder: HistoryRecorder;
@@ -172,6 +174,12 @@ export class Popularity {
   }
 }
 
+const restProductRead = (id: number, headers: Record<string, string>): PlannedRead => ({
+  request: { label: 'REST /products/:id', method: 'GET', path: `/products/${id}`, headers },
+  subject: id,
+  observe: (body) => [observe(id, body as ProductJson)],
+});
+
 /** What one reader asks for. */
 interface ReaderChoices {
   product: () => number;
@@ -183,14 +191,7 @@ function planRead(random: Random, choose: ReaderChoices): PlannedRead {
   const acceptEncoding = ACCEPT_ENCODINGS[Math.floor(random() * ACCEPT_ENCODINGS.length)]!;
   const encodingHeaders: Record<string, string> = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
   const choice = random();
-  if (choice < 0.45) {
-    const id = choose.product();
-    return {
-      request: { label: 'REST /products/:id', method: 'GET', path: `/products/${id}`, headers: encodingHeaders },
-      subject: id,
-      observe: (body) => [observe(id, body as ProductJson)],
-    };
-  }
+  if (choice < 0.45) return restProductRead(choose.product(), encodingHeaders);
   if (choice < 0.6) {
     const { page, count } = choose.page();
     return {
@@ -268,7 +269,7 @@ async function writer(index: number, options: WorkloadOptions, popularity: Popul
     const product = owned[Math.floor(random() * owned.length)]!;
     const version = versions.get(product)! + 1;
     versions.set(product, version);
-    const slogan = versionedSlogan(product, version, client);
+    const slogan = versionedSlogan(product, version, `${client} of ${options.run}`);
     const { request, confirms } = planWrite(random, product, slogan, options.writeToken);
     const gateway = pickGateway(random, options.gateways);
     const start = now();
@@ -301,26 +302,25 @@ async function reader(index: number, options: WorkloadOptions, popularity: Popul
     page: popularity.pageSampler(random),
   };
   while (!signal.aborted) {
-    const read = planRead(random, choose);
-    const gateway = pickGateway(random, options.gateways);
-    const start = now();
-    const { outcome, body } = await send(gateway, read.request);
-    const end = now();
-    const { label, method, path } = read.request;
-    const observed = isSuccess(outcome) ? observeAnswer(read, body) : [];
-    options.recorder.record({
-      kind: 'read',
-      client,
-      gateway: gateway.name,
-      label,
-      path: `${method} ${path}`,
-      start,
-      end,
-      outcome,
-      observed,
-    });
+    const outcome = await recordRead(options.recorder, client, pickGateway(random, options.gateways), planRead(random, choose));
     if (typeof outcome !== 'number') await sleep(PAUSE_AFTER_FAILURE_MS);
   }
+}
+
+/** Makes `read` through `gateway` and records it. */
+async function recordRead(recorder: HistoryRecorder, client: string, gateway: Endpoint, read: PlannedRead): Promise<Outcome> {
+  const start = now();
+  const { outcome, body } = await send(gateway, read.request);
+  const end = now();
+  const { label, method, path } = read.request;
+  const observed = isSuccess(outcome) ? observeAnswer(read, body) : [];
+  recorder.record({ kind: 'read', client, gateway: gateway.name, label, path: `${method} ${path}`, start, end, outcome, observed });
+  return outcome;
+}
+
+/** Reads each of `products` once through `gateway` by REST, one after another, recorded as `client`. */
+export async function readBack(recorder: HistoryRecorder, client: string, gateway: Endpoint, products: Iterable<number>): Promise<void> {
+  for (const product of products) await recordRead(recorder, client, gateway, restProductRead(product, {}));
 }
 
 /** Runs every writer and reader until `signal` aborts; resolves once the last request in flight is recorded. */
