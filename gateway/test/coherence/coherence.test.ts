@@ -17,7 +17,8 @@ import { describeScenario, runScenario } from './scenario.js';
  * two gateway processes on one Postgres and one Redis, writers and readers through both, and
  * Redis evicting, restarted, flushed and frozen, gateways frozen and killed meanwhile. Every
  * read is judged against the writes acknowledged before it began; the bound is 0.
- * `COHERENCE_SEED=<n>` replays a run's schedule (its seed is printed first).
+ * `COHERENCE_SEED=<n>` replays a run's schedule (its seed is printed first);
+ * `COHERENCE_HISTORY=<file>` writes the whole history as JSON, to read a failure at leisure.
  */
 const SEED = Number(process.env.COHERENCE_SEED ?? randomInt(2 ** 31));
 const PRODUCTS = 2_000;
@@ -89,6 +90,7 @@ async function attack({ random, faults, gateways, targets, databaseUrl, duration
   console.log(description);
   const { summary } = result.report;
   for (const fault of result.faults) assert.ok(fault.happened, `${fault.kind} did not happen: ${fault.evidence}\n${description}`);
+  for (const gateway of gateways) assert.ok(gateway.running, `${gateway.name} died during the run\n${gateway.logTail()}\n${description}`);
   // A run whose reads no acknowledged write constrained could not have failed.
   assert.ok(summary.constrainedObservations > 0, `no read came after an acknowledged write of what it read\n${description}`);
   assert.equal(summary.impossible, 0, `reads returned values no write explains\n${description}`);

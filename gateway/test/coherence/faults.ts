@@ -216,7 +216,6 @@ async function restartRedisEmpty(redis: RedisServer, downMs: number): Promise<st
 
 async function flushRedis(redis: RedisServer): Promise<string> {
   const before = await redis.stats();
-  if (before.keys === 0) throw new Error('Redis held no key to flush');
   await redis.flushAll();
   return `FLUSHALL answered OK with ${before.keys} keys held`;
 }

@@ -13,6 +13,8 @@ export interface GatewayProcess {
   readonly base: string;
   /** The running process's id (a new one after each start). */
   readonly pid: number;
+  /** False once the process has exited (killed, or crashed). */
+  readonly running: boolean;
   /** SIGSTOP: its sockets stay open, nothing answers. */
   freeze(): void;
   thaw(): void;
@@ -39,6 +41,9 @@ export async function startGatewayProcess(name: string, env: Record<string, stri
     base,
     get pid() {
       return child.pid!;
+    },
+    get running() {
+      return child.running;
     },
     freeze: () => child.signal('SIGSTOP'),
     thaw: () => child.signal('SIGCONT'),
