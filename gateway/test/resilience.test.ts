@@ -33,7 +33,7 @@ describe('Redis killed mid-test', () => {
 
   it('keeps serving reads from Postgres, refuses writes it cannot announce, counts the failures, and reconnects by itself', async () => {
     assert.equal((await get('/products/1')).statusCode, 200);
-    await redis.stop();
+    await redis.kill();
 
     for (const url of ['/products/1', '/products/2', '/products/1/styles', '/products?page=1&count=3', '/products/5/related']) {
       const response = await get(url);
