@@ -32,6 +32,7 @@ import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
+import { tracingServer } from './telemetry/request-spans.js';
 import { ProductWrites } from './writes/product-writes.js';
 
 declare module 'fastify' {
@@ -96,7 +97,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
   const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
+    serverFactory: tracingServer(createServerWithHotLane(cacheHits, requestIdOf)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).

@@ -3,6 +3,7 @@ import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { traceRedisLookup } from '../telemetry/cache-lookups.js';
 import type { CacheEntry, CachedRoute } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
 import type { RedisFailureReport } from './redis-breaker.js';
@@ -101,7 +102,7 @@ export class ResponseCache {
     if (!redis || !this.enabled) return undefined;
     let shared: CacheEntry | undefined;
     try {
-      shared = await redis.store.get(key);
+      shared = await traceRedisLookup(redis.store, key);
     } catch (error) {
       this.options.redisFailed('get', error);
     }
