@@ -2,7 +2,8 @@ import Negotiator from 'negotiator';
 import { Counter, Registry, type RegistryContentType } from 'prom-client';
 
 const OPENMETRICS = 'application/openmetrics-text';
-const PROMETHEUS_TEXT = 'text/plain';
+/** What can be asked for, as scrapers name it (parameters included: an Accept with `version=…` matches only those); text first on a tie. */
+const FORMATS = ['text/plain; version=0.0.4', `${OPENMETRICS}; version=1.0.0`, `${OPENMETRICS}; version=0.0.1`];
 
 export interface Exposition {
   contentType: string;
@@ -31,7 +32,7 @@ export class MetricsExposition {
   }
 
   render(accept: string | undefined): Promise<Exposition> {
-    const openMetrics = new Negotiator({ headers: { accept } }).mediaType([PROMETHEUS_TEXT, OPENMETRICS]) === OPENMETRICS;
+    const openMetrics = new Negotiator({ headers: { accept } }).mediaType(FORMATS)?.startsWith(OPENMETRICS) === true;
     const rendered = this.rendering.then(() => (openMetrics ? this.renderOpenMetrics() : this.renderIn(Registry.PROMETHEUS_CONTENT_TYPE)));
     this.rendering = rendered.catch(() => undefined);
     return rendered;
