@@ -46,7 +46,7 @@ describe('exemplars: latency histograms name the traces of their observations', 
   };
 
   before(async () => {
-    gateway = await startTracedGateway(15);
+    gateway = await startTracedGateway({ redisDatabase: 15 });
   });
   after(async () => {
     await prometheus?.stop();

@@ -26,7 +26,7 @@ describe('tracing (OpenTelemetry to a real Jaeger)', { timeout: 180_000 }, () =>
   let gateway: TracedGateway;
 
   before(async () => {
-    gateway = await startTracedGateway(14);
+    gateway = await startTracedGateway({ redisDatabase: 14 });
   });
   after(() => gateway?.stop());
 

@@ -1,4 +1,4 @@
-import { startJaeger, type JaegerSpan, type JaegerTrace, type TestJaeger } from '../../../scripts/test/jaeger.js';
+import { startJaeger, type JaegerSpan, type JaegerTrace, type TailSampling, type TestJaeger } from '../../../scripts/test/jaeger.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import type { GroupProcess } from '../../../scripts/test/process.js';
 import { createFixtureDatabase, startGatewayCli, testRedisUrl } from './gateway.js';
@@ -14,17 +14,25 @@ export interface TracedGateway {
   stop(): Promise<void>;
 }
 
+export interface TracedGatewayOptions {
+  /** The suite's Redis database the gateway uses (its own: cached bodies must not mix); none without. */
+  redisDatabase?: number;
+  /** Gateway settings over the defaults (the fixture catalog, every request traced). */
+  env?: Record<string, string>;
+  /** The collector's tail sampling, if any. */
+  tailSampling?: TailSampling;
+}
+
 /**
  * Jaeger, then the gateway CLI (tracing must start before the gateway's modules load, so it runs
- * as its own process) on the fixture catalog and the suite's Redis, every request traced unless
- * `env` says otherwise.
+ * as its own process) on the fixture catalog, every request traced unless `env` says otherwise.
  */
-export async function startTracedGateway(redisDatabase: number, env: Record<string, string> = {}): Promise<TracedGateway> {
-  const jaeger = await startJaeger();
+export async function startTracedGateway({ redisDatabase, env = {}, tailSampling }: TracedGatewayOptions): Promise<TracedGateway> {
+  const jaeger = await startJaeger({ tailSampling });
   const port = await freePort();
   const gateway = startGatewayCli([], {
-    DATABASE_URL: await createFixtureDatabase(),
-    REDIS_URL: testRedisUrl(redisDatabase),
+    DATABASE_URL: env.DATABASE_URL ?? (await createFixtureDatabase()),
+    ...(redisDatabase === undefined ? {} : { REDIS_URL: testRedisUrl(redisDatabase) }),
     PORT: String(port),
     LOG_LEVEL: 'info',
     OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
