@@ -21,6 +21,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
   GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
+  OTEL_EXPORTER_OTLP_ENDPOINT: "tracing.otlpEndpoint, or the chart's own Jaeger (tracing.jaeger.enabled)",
 };
 
 /** Where the chart's default differs from the gateway's, and why. */

@@ -35,6 +35,7 @@ import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
 import { connectSharedRedis, redisSettingsOf } from './redis/shared-redis.js';
+import { tracingServer } from './telemetry/request-spans.js';
 import { ProductWrites } from './writes/product-writes.js';
 
 declare module 'fastify' {
@@ -115,7 +116,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const requestIdOf = createRequestIds();
   const app = Fastify({
-    serverFactory: createServerWithHotLane(edge.lookup, edge.responder, requestIdOf),
+    serverFactory: tracingServer(createServerWithHotLane(edge.lookup, edge.responder, requestIdOf)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).

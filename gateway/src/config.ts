@@ -39,6 +39,16 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
   });
 }
 
+/** The standard OTEL_TRACES_SAMPLER values a ratio or a parent's decision can express (telemetry/sampling.ts). */
+export const TRACES_SAMPLERS = [
+  'parentbased_traceidratio',
+  'traceidratio',
+  'parentbased_always_on',
+  'always_on',
+  'parentbased_always_off',
+  'always_off',
+] as const;
+
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
@@ -76,6 +86,17 @@ export const configSchema = z.object({
   CORS_CREDENTIALS: booleanSwitch.default('false'),
   HTTP_CACHE_MAX_AGE_SECONDS: integer(0, 31_536_000, 60),
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be an http:// or https:// URL (OTLP over HTTP)')
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('catalog-gateway'),
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).default('parentbased_traceidratio'),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio from 0 to 1, e.g. 0.01')
+    .default('0.01'),
 });
 
 /**
@@ -176,6 +197,17 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       '`stale-while-revalidate=…` of catalog reads: how long a cache may serve a stale copy while it revalidates; `0` leaves it out',
   },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    description:
+      'OpenTelemetry collector (OTLP over HTTP, e.g. Jaeger on `http://jaeger:4318`): set, the gateway traces requests and sends the traces to `<endpoint>/v1/traces`; unset, tracing is off and costs nothing',
+    defaultText: '– (tracing off)',
+  },
+  OTEL_SERVICE_NAME: { description: 'the `service.name` the traces carry' },
+  OTEL_TRACES_SAMPLER: {
+    description:
+      'which requests are traced: `parentbased_traceidratio` traces a ratio (`OTEL_TRACES_SAMPLER_ARG`) of requests and every request whose `traceparent` says its caller traces it; `traceidratio` ignores the caller; `*always_on` / `*always_off` trace every / no request (the `parentbased_` ones following the caller when it sends `traceparent`)',
+  },
+  OTEL_TRACES_SAMPLER_ARG: { description: 'the ratio of the `*traceidratio` samplers, 0 to 1 (`0.01`: one request in a hundred)' },
 };
 
 /** Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production. */

@@ -58,7 +58,7 @@ function assertCatalogRead(response: LightMyRequestResponse, what: string): void
 const productPageGetUrl = (id: string, extra = '') =>
   `/graphql?query=${encodeURIComponent(PRODUCT_PAGE_QUERY)}&operationName=ProductPage&variables=${encodeURIComponent(JSON.stringify({ id }))}${extra}`;
 
-describe('HTTP caching, compression and GraphQL over GET (in-process: route and catalog-cache hook)', () => {
+describe('HTTP caching, compression and GraphQL over GET (in-process: answered by the routes)', () => {
   let app: FastifyInstance;
   before(async () => {
     app = await startGateway(await createFixtureDatabase());

@@ -5,6 +5,7 @@ import type { CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { traceRedisLookup } from '../telemetry/cache-lookups.js';
 import type { CachedRoute } from './cached-routes.js';
 import type { CacheEntry } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
@@ -110,7 +111,7 @@ export class ResponseCache {
     const leaseHeld = coherence.leaseHeld;
     let shared: CacheEntry | undefined;
     try {
-      shared = await redis.load(key);
+      shared = await traceRedisLookup(() => redis.load(key));
     } catch (error) {
       this.options.redisFailed('get', error);
     }

@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type RegistryContentType } from 'prom-client';
 import type pg from 'pg';
 import { CacheHitRecorder } from './cache-hit-recorder.js';
+import { exemplarsKept } from './exemplars.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -11,6 +12,8 @@ const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
  */
 export function createMetrics() {
   const registry = new Registry();
+  // prom-client keeps exemplars only in a registry made for OpenMetrics (metrics/exposition.ts renders both formats).
+  if (exemplarsKept()) (registry as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   // Collecting the metrics the hot lane feeds folds in its pending hits first.
@@ -27,6 +30,7 @@ export function createMetrics() {
     help: 'HTTP request duration by method, route pattern and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: DURATION_BUCKETS,
+    enableExemplars: exemplarsKept(),
     registers,
     collect: flushCacheHits,
   });
@@ -55,6 +59,7 @@ export function createMetrics() {
       help: 'GraphQL operation duration by name and type',
       labelNames: ['operation_name', 'operation_type'] as const,
       buckets: DURATION_BUCKETS,
+      enableExemplars: exemplarsKept(),
       registers,
     }),
     graphqlDocumentParses: new Counter({
