@@ -21,6 +21,7 @@ import { installUtf8JsonParser } from './http/json-body.js';
 import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
+import { parseQueryString } from './http/query-string.js';
 import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
@@ -107,7 +108,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     schemaErrorFormatter: formatValidationError,
     // Longer than any URL Node accepts (its 16 KiB header limit answers 431 first), so an overlong
     // id is the route's 400 naming the parameter, not the router's 414 of its own 100-character limit.
-    routerOptions: { maxParamLength: 16 * 1024 },
+    // Query values whose percent-encoding is not UTF-8 are marked, to be refused, not read as `%FF`.
+    routerOptions: { maxParamLength: 16 * 1024, querystringParser: parseQueryString },
     clientErrorHandler: answerClientError,
     // While draining, a request that reached this replica on an open connection is served (with
     // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.

@@ -59,8 +59,9 @@ describe('Redis killed mid-test', () => {
     const inspector = new Redis(redis.url);
     try {
       // Back in use without a restart: new responses land in Redis again.
+      let probe = 0;
       await eventually('responses cached in Redis again', async () => {
-        await get(`/products/3?probe=${Date.now()}`);
+        await get(`/products?page=${(probe += 1)}&count=1`);
         return (await inspector.keys('catalog:response:*')).length > 0;
       });
     } finally {

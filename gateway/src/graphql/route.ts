@@ -2,6 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import { nonUtf8Parameters } from '../http/query-string.js';
 import { sendServed } from '../http/served-reply.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
@@ -23,9 +24,11 @@ class BadGetParameter extends Error {}
 /**
  * The parameters of `GET /graphql?query=…&operationName=…&variables=<json>&extensions=<json>`
  * (GraphQL over HTTP; `documentId`/`doc_id` for trusted documents): each given at most once,
- * `variables` and `extensions` as JSON text.
+ * `variables` and `extensions` as JSON text, all percent-encoded UTF-8.
  */
 function parametersOfGet(search: Record<string, string | string[] | undefined>): GraphQLParams {
+  const [notUtf8] = nonUtf8Parameters(search) ?? [];
+  if (notUtf8 !== undefined) throw new BadGetParameter(`the ${notUtf8} parameter is not percent-encoded UTF-8`);
   const single = (name: string): string | undefined => {
     const value = search[name];
     if (Array.isArray(value)) throw new BadGetParameter(`the ${name} parameter is given ${value.length} times: give it once`);
