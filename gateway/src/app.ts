@@ -23,6 +23,7 @@ import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query-string.js';
 import { installRequestLog } from './http/request-log.js';
+import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
@@ -97,7 +98,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
   const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
+    serverFactory: createServerWithHotLane(cacheHits, requestIdOf, serverTimeouts(config)),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).

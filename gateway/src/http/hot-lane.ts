@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { MemoryEntry } from '../cache/memory-store.js';
 import type { HitMethod } from '../metrics/cache-hit-recorder.js';
 import type { CacheHits, HitSource } from '../plugins/catalog-cache.js';
@@ -13,14 +13,14 @@ import type { RequestIdOf } from './request-ids.js';
  * chain. Everything else goes to Fastify; a request Redis missed goes with a mark, so its route
  * does not ask Redis again.
  */
-export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdOf) {
+export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdOf, options: ServerOptions) {
   return (fastifyHandler: RequestListener): Server => {
     const answer = (request: IncomingMessage, response: ServerResponse, entry: MemoryEntry, source: HitSource, started: number) => {
       const requestId = requestIdOf(request);
       const status = hits.serve(request, response, entry, requestId);
       hits.account(entry, source, request.method as HitMethod, status, requestId, request.url!, performance.now() - started);
     };
-    return createServer((request, response) => {
+    return createServer(options, (request, response) => {
       const started = performance.now();
       const entry = hits.entryFor(request);
       if (entry) return answer(request, response, entry, 'memory', started);
