@@ -13,6 +13,7 @@ import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
+import { installGraphQLResponseMediaType } from './response-media-type.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
@@ -93,6 +94,7 @@ export function graphqlRoute(services: Services) {
     const apollo = await createApollo({ documents, validationRules, executor, complexity });
     const operationMetrics = new OperationMetrics(metrics);
     app.addHook('onClose', () => apollo.stop());
+    installGraphQLResponseMediaType(app);
 
     const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
       const started = performance.now();
