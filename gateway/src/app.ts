@@ -24,7 +24,9 @@ import { installUtf8JsonParser } from './http/json-body.js';
 import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
+import { parseQueryString } from './http/query-string.js';
 import { installRequestLog } from './http/request-log.js';
+import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
@@ -116,7 +118,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const requestIdOf = createRequestIds();
   const app = Fastify({
-    serverFactory: tracingServer(createServerWithHotLane(edge.lookup, edge.responder, requestIdOf)),
+    serverFactory: tracingServer(createServerWithHotLane(edge.lookup, edge.responder, requestIdOf, serverTimeouts(config))),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
@@ -127,7 +129,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     schemaErrorFormatter: formatValidationError,
     // Longer than any URL Node accepts (its 16 KiB header limit answers 431 first), so an overlong
     // id is the route's 400 naming the parameter, not the router's 414 of its own 100-character limit.
-    routerOptions: { maxParamLength: 16 * 1024 },
+    // Query values whose percent-encoding is not UTF-8 are marked, to be refused, not read as `%FF`.
+    routerOptions: { maxParamLength: 16 * 1024, querystringParser: parseQueryString },
     clientErrorHandler: answerClientError,
     // While draining, a request that reached this replica on an open connection is served (with
     // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.
@@ -146,7 +149,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  await app.register(healthRoutes(db));
+  await app.register(healthRoutes(lifecycle));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
   await app.register(graphqlRoute(services));

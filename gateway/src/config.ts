@@ -97,6 +97,9 @@ export const configSchema = z.object({
     .string()
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio from 0 to 1, e.g. 0.01')
     .default('0.01'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 3_600_000, 75_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer(1_000, 600_000, 10_000),
+  HTTP_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
 });
 
 /**
@@ -208,6 +211,18 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
       'which requests are traced: `parentbased_traceidratio` traces a ratio (`OTEL_TRACES_SAMPLER_ARG`) of requests and every request whose `traceparent` says its caller traces it; `traceidratio` ignores the caller; `*always_on` / `*always_off` trace every / no request (the `parentbased_` ones following the caller when it sends `traceparent`)',
   },
   OTEL_TRACES_SAMPLER_ARG: { description: 'the ratio of the `*traceidratio` samplers, 0 to 1 (`0.01`: one request in a hundred)' },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    description:
+      'how long an idle keep-alive connection stays open (sent as `Keep-Alive: timeout=…`). Keep it longer than the idle timeout of every proxy or load balancer in front (60 s for AWS ALB and nginx; set `620000` behind Google Cloud load balancers, whose backend keep-alive is 600 s), so the proxy, not the gateway, closes idle connections and never sends a request on one the gateway is closing',
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    description:
+      "longest time a client may take to send a request's headers (checked every second); slower is a 408 and the connection is closed, so slow clients cannot hold connections open",
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    description:
+      'longest time a client may take to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`); slower is a 408 and the connection is closed. Responses are not bounded by it',
+  },
 };
 
 /** Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production. */
@@ -234,6 +249,14 @@ function cacheHeapProblem({ CACHE_TTL_SECONDS, CACHE_MAX_BYTES }: z.infer<typeof
   ];
 }
 
+/** Node refuses a headers timeout longer than the request timeout, which includes the headers. */
+function timeoutProblem({ HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS }: z.infer<typeof configSchema>): string[] {
+  if (HTTP_HEADERS_TIMEOUT_MS <= HTTP_REQUEST_TIMEOUT_MS) return [];
+  return [
+    `  HTTP_HEADERS_TIMEOUT_MS: ${HTTP_HEADERS_TIMEOUT_MS} is longer than HTTP_REQUEST_TIMEOUT_MS (${HTTP_REQUEST_TIMEOUT_MS}), which includes the headers`,
+  ];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -242,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? cacheHeapProblem(parsed.data, heapLimitBytes)
+    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...timeoutProblem(parsed.data)]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (parsed.success && parsed.data.REDIS_URL && parsed.data.REDIS_SENTINELS.length > 0) {
     problems.push('  REDIS_SENTINELS: set REDIS_URL or REDIS_SENTINELS, not both');

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { isLegacyList, type ProductListQuery } from '../paging/product-list-query.js';
 
 /**
  * A REST GET's cache key: its path, then the query parameters that decide its answer, in the
@@ -15,6 +16,21 @@ export function restCacheKey(
     .map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`)
     .join('&');
   return query === '' ? path : `${path}?${query}`;
+}
+
+/**
+ * A REST list's cache key, from its canonical query (paging/product-list-query.ts): the legacy
+ * request as clients send it (`/products?page=1&count=5`), a filtered or sorted one with its sort
+ * and filter in canonical form.
+ */
+export function listCacheKey({ page, count, sort, filter }: ProductListQuery): string {
+  const legacy = isLegacyList({ page, count, sort, filter });
+  return restCacheKey('/products', [
+    ['page', page],
+    ['count', count],
+    ['sort', legacy ? undefined : sort],
+    ['filter', legacy ? undefined : JSON.stringify(filter)],
+  ]);
 }
 
 /**

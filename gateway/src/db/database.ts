@@ -26,12 +26,20 @@ function parseInt8(text: string): number {
   return value;
 }
 
+/**
+ * Most SQL texts prepared (named) on a connection. The listing's texts are finite but many
+ * (sorts × filters × page sizes × column sets), and each prepared one holds memory in every
+ * pooled backend until the connection closes: texts beyond these run unnamed, planned per use.
+ */
+export const MAX_PREPARED_STATEMENTS = 100;
 const statementNames = new Map<string, string>();
 
-/** A stable prepared-statement name per SQL text (the gateway's statements are a small fixed set). */
-function statementName(text: string): string {
+/** A stable prepared-statement name per SQL text, for the first MAX_PREPARED_STATEMENTS texts; undefined: run it unnamed. */
+function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `catalog_${hash('sha1', text, 'hex').slice(0, 16)}`));
+  if (!name && statementNames.size < MAX_PREPARED_STATEMENTS) {
+    statementNames.set(text, (name = `catalog_${hash('sha1', text, 'hex').slice(0, 16)}`));
+  }
   return name;
 }
 

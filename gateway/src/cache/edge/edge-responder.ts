@@ -63,15 +63,17 @@ export class EdgeResponder {
 
   /**
    * Sends what a route got from the response cache: a catalog read as the edge writes it (the
-   * reply hijacked), anything else (errors, mutations) through Fastify as it is.
+   * reply hijacked; `adjust` changes its headers as the route's own onSend hooks would), anything
+   * else (errors, mutations) through Fastify as it is.
    */
-  send(request: FastifyRequest, reply: FastifyReply, served: ServedResponse): FastifyReply {
+  send(request: FastifyRequest, reply: FastifyReply, served: ServedResponse, adjust?: FinishHeaders): FastifyReply {
     if (!('representations' in served)) {
       for (const [name, value] of served.headers ?? []) reply.header(name, value);
       return reply.code(served.status).type(JSON_CONTENT_TYPE).send(served.body);
     }
     reply.hijack();
-    writeCatalogRead(request.raw, reply.raw, served.representations, this.finishHeaders(request.raw, request.id));
+    const finish = this.finishHeaders(request.raw, request.id);
+    writeCatalogRead(request.raw, reply.raw, served.representations, adjust ? (headers) => finish(adjust(headers)) : finish);
     return reply;
   }
 

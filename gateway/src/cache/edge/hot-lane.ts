@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { RequestIdOf } from '../../http/request-ids.js';
 import type { EdgeLookup } from './edge-lookup.js';
 import type { EdgeResponder } from './edge-responder.js';
@@ -10,9 +10,9 @@ import type { EdgeResponder } from './edge-responder.js';
  * per-request objects and hook chain. Everything else goes to Fastify; a request Redis missed is
  * marked (EdgeLookup), so its route does not ask Redis again.
  */
-export function createServerWithHotLane(lookup: EdgeLookup, responder: EdgeResponder, requestIdOf: RequestIdOf) {
+export function createServerWithHotLane(lookup: EdgeLookup, responder: EdgeResponder, requestIdOf: RequestIdOf, options: ServerOptions) {
   return (fastifyHandler: RequestListener): Server =>
-    createServer((request: IncomingMessage, response: ServerResponse) => {
+    createServer(options, (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now();
       const entry = lookup.memoryEntry(request);
       if (entry) return responder.answer(request, response, entry, 'memory', requestIdOf(request), started);
