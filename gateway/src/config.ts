@@ -22,9 +22,30 @@ function parseOrigins(list: string, context: z.RefinementCtx): string[] {
   return origins;
 }
 
+/** `postgres://replica-1/catalog,postgres://replica-2/catalog` → the replicas' URLs, in order (their target names follow it). */
+function parseReadUrls(list: string, context: z.RefinementCtx): string[] {
+  const urls = list
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  urls.forEach((url, index) => {
+    const problem = !URL.canParse(url)
+      ? 'is not a URL'
+      : !['postgres:', 'postgresql:'].includes(new URL(url).protocol)
+        ? 'is not a postgres:// URL'
+        : urls.indexOf(url) !== index
+          ? 'is listed twice'
+          : undefined;
+    if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: `entry ${index + 1} ${problem}` });
+  });
+  return urls;
+}
+
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_READ_URLS: z.string().min(0).default('').transform(parseReadUrls),
+  DATABASE_READ_MAX_LAG_MS: integer(100, 3_600_000, 5_000),
   REDIS_URL: z.string().url().optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535, 4000),
@@ -60,6 +81,15 @@ export const configSchema = z.object({
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
   DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
+  DATABASE_READ_URLS: {
+    description:
+      "comma-separated URLs of streaming replicas of `DATABASE_URL` (targets `replica-1`, `replica-2`, … in this order) that may serve reads; each gets a pool like the primary's. A replica that fails, lags or is not in recovery leaves the rotation until it is healthy again; with none left, reads go to the primary",
+    defaultText: '– (every read on the primary)',
+  },
+  DATABASE_READ_MAX_LAG_MS: {
+    description:
+      'a replica whose replay lag (how long ago the primary was where the replica has replayed to) exceeds this leaves the rotation; keep it well above the 100 ms the positions are polled at',
+  },
   REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
@@ -83,7 +113,10 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   REDIS_COMMAND_TIMEOUT_MS: {
     description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',
   },
-  DB_POOL_MAX: { description: 'Postgres pool size (per process; each also holds one connection listening for catalog swaps)' },
+  DB_POOL_MAX: {
+    description:
+      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and one per target polling its WAL position',
+  },
   DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
   DB_QUEUE_MAX_WAIT_MS: { description: 'a statement whose expected wait for a connection is longer is refused at once with 503' },
@@ -158,6 +191,12 @@ function cacheHeapProblem({ CACHE_TTL_SECONDS, CACHE_MAX_BYTES }: z.infer<typeof
   ];
 }
 
+/** A read URL naming the primary itself would never serve reads (the primary is not in recovery): a mistake, said at start-up. */
+function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof configSchema>): string[] {
+  const index = DATABASE_URL === undefined ? -1 : DATABASE_READ_URLS.indexOf(DATABASE_URL);
+  return index < 0 ? [] : [`  DATABASE_READ_URLS: entry ${index + 1} is DATABASE_URL itself: list the primary's streaming replicas`];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -166,7 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? cacheHeapProblem(parsed.data, heapLimitBytes)
+    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...readUrlProblem(parsed.data)]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);
