@@ -60,7 +60,7 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATABASE_READ_URLS: z.string().min(0).default('').transform(parseReadUrls),
-  DATABASE_READ_MAX_LAG_MS: integer(100, 3_600_000, 5_000),
+  DATABASE_READ_MAX_LAG_MS: integer(100, 300_000, 5_000),
   REDIS_URL: z.string().url().optional(),
   REDIS_SENTINELS: z.string().default('').transform(parseHostPorts),
   REDIS_SENTINEL_MASTER: z.string().min(1).default('mymaster'),
@@ -157,7 +157,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
   DB_POOL_MAX: {
     description:
-      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and one per target polling its WAL position',
+      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and, with read replicas, one per target polling its WAL position',
   },
   DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },

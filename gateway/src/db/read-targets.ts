@@ -192,7 +192,8 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     counters.failure('primary', 'poll');
     logger.debug({ target: 'primary', err: error }, "cannot read the primary's WAL position");
   });
-  poll(() => position.current().then(noop, noop));
+  // Its history only measures replicas' lag: without replicas the primary is not polled.
+  if (config.DATABASE_READ_URLS.length > 0) poll(() => position.current().then(noop, noop));
   const primary = new PrimaryTarget(primaryDb, position, deps.observeBatch);
 
   const replicas = config.DATABASE_READ_URLS.map((url, index) => {

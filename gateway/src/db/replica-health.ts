@@ -25,7 +25,9 @@ interface Polled extends ReplicaSample {
  * - it has replayed at least as far as it was ever seen to: a standby restarted after a crash
  *   may resume from an earlier point, and a read there must not see older data than a read
  *   before the crash did (that is what makes the sampled position a lower bound);
- * - its lag (how long ago the primary moved past its replay position) is within the bound.
+ * - its lag (how long ago the primary moved past its replay position) is known and within the
+ *   bound: a replica behind everything the primary was seen at (at start-up, before the first
+ *   poll of the primary, or once its lag is beyond the history kept) stays out.
  */
 export class ReplicaHealth {
   private polled: Polled | undefined;
@@ -57,10 +59,15 @@ export class ReplicaHealth {
     return this.polled?.replayed ?? 0n;
   }
 
-  /** How long ago the primary moved past the last sampled replay position (ms); undefined before the first poll. */
+  /**
+   * How long ago the primary moved past the last sampled replay position (ms); when that is
+   * unknown (behind every position the primary was seen at), the least it can be. Undefined
+   * before the first poll.
+   */
   lagMs(now: number): number | undefined {
     const replayed = this.polled?.replayed;
-    return replayed === undefined || replayed === null ? undefined : this.primaryHistory.lagMs(replayed, now);
+    if (replayed === undefined || replayed === null) return undefined;
+    return this.primaryHistory.lagMs(replayed, now) ?? this.primaryHistory.spanMs(now);
   }
 
   inRotation(now: number): boolean {
@@ -76,6 +83,9 @@ export class ReplicaHealth {
     if (!polled.inRecovery || polled.replayed === null) return 'not in recovery: not a standby, or promoted';
     if (polled.replayed < this.highWater) return 'replaying from before the furthest position it was seen at (restarted)';
     const lagMs = this.primaryHistory.lagMs(polled.replayed, now);
+    if (lagMs === undefined) {
+      return `behind every position the primary was seen at: lag unknown, at least ${Math.round(this.primaryHistory.spanMs(now))} ms`;
+    }
     return lagMs > this.maxLagMs ? `replay lag ${Math.round(lagMs)} ms exceeds ${this.maxLagMs} ms` : undefined;
   }
 }

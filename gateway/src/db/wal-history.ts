@@ -1,9 +1,8 @@
 import type { Lsn } from './lsn.js';
 
 /**
- * How far back positions are kept. A replica further behind than this is reported this far
- * behind (a lower bound): far past any sensible DATABASE_READ_MAX_LAG_MS, and a few thousand
- * samples at most, since one is kept per poll that saw the primary move.
+ * How far back positions are kept: over twice the largest DATABASE_READ_MAX_LAG_MS, and a few
+ * thousand samples at most, since one is kept per poll that saw the primary move.
  */
 export const HISTORY_MS = 10 * 60_000;
 
@@ -43,10 +42,14 @@ export class WalHistory {
 
   /**
    * How long before `now` the primary first moved past `replayed` (ms): 0 when it has not been
-   * seen past it. Measured from the first sample beyond it, so it may be short by one poll.
+   * seen past it, measured from the first sample beyond it (so it may be short by one poll).
+   * Undefined when `replayed` is behind every sample kept, or there is none yet: the lag is then
+   * unknown, at least `spanMs(now)` (a replica found behind the primary's first position at
+   * start-up, or behind for longer than HISTORY_MS).
    */
-  lagMs(replayed: Lsn, now: number): number {
+  lagMs(replayed: Lsn, now: number): number | undefined {
     const samples = this.samples;
+    if (samples.length === 0 || replayed < samples[0]!.lsn) return undefined;
     // Binary search for the first sample beyond `replayed`.
     let low = 0;
     let high = samples.length;
@@ -57,5 +60,11 @@ export class WalHistory {
     }
     const beyond = samples[low];
     return beyond ? Math.max(0, now - beyond.at) : 0;
+  }
+
+  /** How long before `now` the oldest sample kept was taken (0 with none). */
+  spanMs(now: number): number {
+    const oldest = this.samples[0];
+    return oldest ? Math.max(0, now - oldest.at) : 0;
   }
 }

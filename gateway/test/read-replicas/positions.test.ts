@@ -41,14 +41,25 @@ describe('lag as time', () => {
     assert.equal(history.lagMs(200n, 2_000), 500);
     assert.equal(history.lagMs(150n, 2_000), 800);
     assert.equal(history.lagMs(100n, 2_000), 800);
-    assert.equal(history.lagMs(50n, 2_000), 1_000);
   });
 
-  it('keeps HISTORY_MS of samples: older positions count as that far behind', () => {
+  it('is unknown behind every position kept, or before the first: at least as old as the history', () => {
+    const history = new WalHistory();
+    assert.equal(history.lagMs(0n, 1_000), undefined, 'no sample of the primary yet');
+    assert.equal(history.spanMs(1_000), 0);
+    history.record(100n, 1_000);
+    assert.equal(history.lagMs(50n, 3_000), undefined);
+    assert.equal(history.spanMs(3_000), 2_000);
+    assert.equal(history.lagMs(100n, 3_000), 0);
+  });
+
+  it('keeps HISTORY_MS of samples', () => {
     const history = new WalHistory();
     for (let at = 0; at <= HISTORY_MS * 2; at += 1_000) history.record(BigInt(at + 1), at);
     const now = HISTORY_MS * 2;
-    assert.equal(history.lagMs(0n, now), HISTORY_MS);
+    assert.equal(history.spanMs(now), HISTORY_MS);
+    assert.equal(history.lagMs(BigInt(HISTORY_MS - 1), now), undefined);
+    assert.equal(history.lagMs(BigInt(HISTORY_MS + 1), now), HISTORY_MS - 1_000);
     assert.equal(history.lagMs(BigInt(now - 5_000), now), 5_000);
   });
 
@@ -57,7 +68,7 @@ describe('lag as time', () => {
     history.record(1_000n, 0);
     history.record(500n, 100);
     assert.equal(history.latest, 500n);
-    assert.equal(history.lagMs(400n, 600), 500);
+    assert.equal(history.lagMs(400n, 600), undefined);
     assert.equal(history.lagMs(500n, 600), 0);
   });
 });
@@ -85,6 +96,18 @@ describe('a replica in the rotation', () => {
     health.answered(standby(200n), 1_050, 1_102);
     assert.equal(health.inRotation(1_103), true, 'caught up');
     assert.equal(health.inRotation(1_102 + POLL_STALE_MS + 1), false, 'not heard from for too long');
+  });
+
+  it('stays out while its lag is unknown: behind the first position the primary was seen at', () => {
+    const history = new WalHistory();
+    const health = new ReplicaHealth(history, 1_000);
+    health.answered(standby(50n), 0, 10);
+    assert.match(health.outOfRotationBecause(20)!, /lag unknown/, 'the primary not polled yet');
+    history.record(100n, 30);
+    assert.match(health.outOfRotationBecause(40)!, /behind every position the primary was seen at: lag unknown, at least 10 ms/);
+    assert.equal(health.lagMs(40), 10, 'reported as the least it can be');
+    health.answered(standby(100n), 40, 50);
+    assert.equal(health.inRotation(60), true);
   });
 
   it('leaves on a failure until a poll sent after it answers', () => {
@@ -133,5 +156,7 @@ describe('read replica settings', () => {
     refused({ DATABASE_READ_URLS: 'postgres://r1/c,postgres://r1/c' }, /DATABASE_READ_URLS: entry 2 is listed twice/);
     refused({ DATABASE_URL: 'postgres://p/c', DATABASE_READ_URLS: 'postgres://r1/c,postgres://p/c' }, /entry 2 is DATABASE_URL itself/);
     refused({ DATABASE_READ_MAX_LAG_MS: '10' }, /DATABASE_READ_MAX_LAG_MS/);
+    // Lag is measured against HISTORY_MS of the primary's positions: a bound must fit in it.
+    refused({ DATABASE_READ_MAX_LAG_MS: String(HISTORY_MS / 2 + 1) }, /DATABASE_READ_MAX_LAG_MS/);
   });
 });
