@@ -7,7 +7,7 @@ import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
-import { Database } from './db/database.js';
+import { createReadTargets, targetNames } from './db/read-targets.js';
 import { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
@@ -29,10 +29,9 @@ import { installRequestLog } from './http/request-log.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
-import { createSharedBatchers } from './loaders/shared-batchers.js';
-import { createMetrics, observePool } from './metrics/metrics.js';
+import { createMetrics, observePools } from './metrics/metrics.js';
+import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { ProductPager } from './paging/product-pager.js';
-import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
@@ -69,18 +68,19 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     );
   }
   const metrics = createMetrics();
-  const db = new Database({
-    url: config.DATABASE_URL,
-    poolMax: config.DB_POOL_MAX,
-    acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    maxQueue: config.DB_QUEUE_MAX,
-    maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
-    onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
-    logger,
-  });
-  observePool(metrics, db.pool);
-  const repositories = createRepositories(db);
+  // The primary, and the streaming replicas reads may use: a pool, batchers and repositories each.
+  const reads = createReadTargets(
+    { ...config, DATABASE_URL: config.DATABASE_URL },
+    {
+      counters: createReadTargetCounters(metrics.registry, targetNames(config)),
+      observeBatch: (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size),
+      onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
+      logger,
+    },
+  );
+  observePools(metrics, [reads.primary.db, ...reads.replicas.map((replica) => replica.db)]);
+  observeReadTargets(metrics.registry, reads, config.DATABASE_READ_MAX_LAG_MS);
+  const { db, repositories } = reads.primary;
   // What happens to the catalog (writes, catalog swaps, changes heard from other replicas):
   // the response cache and the pager each subscribe.
   const events = new CatalogEvents();
@@ -90,7 +90,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const coherence = startCoherence({
     events,
     redis,
-    primaryLsn: undefined,
+    primaryLsn: reads.replicas.length > 0 ? () => reads.primary.currentLsn() : undefined,
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     metrics,
@@ -106,7 +106,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     config,
     db,
     repositories,
-    batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
+    reads,
     pager,
     cache,
     edge,
@@ -159,7 +159,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     coherence.stop();
     await Promise.all([cache.settled(), services.persistedQueries.settled()]);
     await Promise.all([catalogSwaps.close(), redis?.close()]);
-    await db.close();
+    await reads.close();
     failures.stop();
   });
   return app;

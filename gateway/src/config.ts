@@ -6,12 +6,16 @@ const integer = (min: number, max: number, fallback: number) => z.coerce.number(
 /** `true`/`false`, as the chart's boolean values render. */
 const booleanSwitch = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** `https://shop.example, http://127.0.0.1:3000` → the origins, each exactly as a browser sends it. */
-function parseOrigins(list: string, context: z.RefinementCtx): string[] {
-  const origins = list
+/** `a, b,,c ` → `['a', 'b', 'c']`: the items of a comma-separated setting. */
+const commaSeparated = (list: string): string[] =>
+  list
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+
+/** `https://shop.example, http://127.0.0.1:3000` → the origins, each exactly as a browser sends it. */
+function parseOrigins(list: string, context: z.RefinementCtx): string[] {
+  const origins = commaSeparated(list);
   for (const origin of origins) {
     if (URL.canParse(origin) && new URL(origin).origin === origin) continue;
     context.addIssue({
@@ -22,12 +26,25 @@ function parseOrigins(list: string, context: z.RefinementCtx): string[] {
   return origins;
 }
 
+/** `postgres://replica-1/catalog,postgres://replica-2/catalog` → the replicas' URLs, in order (their target names follow it). */
+function parseReadUrls(list: string, context: z.RefinementCtx): string[] {
+  const urls = commaSeparated(list);
+  urls.forEach((url, index) => {
+    const problem = !URL.canParse(url)
+      ? 'is not a URL'
+      : !['postgres:', 'postgresql:'].includes(new URL(url).protocol)
+        ? 'is not a postgres:// URL'
+        : urls.indexOf(url) !== index
+          ? 'is listed twice'
+          : undefined;
+    if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: `entry ${index + 1} ${problem}` });
+  });
+  return urls;
+}
+
 /** `redis-a:26379, redis-b:26379` → the Sentinels' addresses. */
 function parseHostPorts(list: string, context: z.RefinementCtx): { host: string; port: number }[] {
-  const addresses = list
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+  const addresses = commaSeparated(list);
   return addresses.flatMap((address) => {
     const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(address);
     const port = Number(match?.[2]);
@@ -52,6 +69,8 @@ export const TRACES_SAMPLERS = [
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_READ_URLS: z.string().min(0).default('').transform(parseReadUrls),
+  DATABASE_READ_MAX_LAG_MS: integer(100, 300_000, 5_000),
   REDIS_URL: z.string().url().optional(),
   REDIS_SENTINELS: z.string().default('').transform(parseHostPorts),
   REDIS_SENTINEL_MASTER: z.string().min(1).default('mymaster'),
@@ -108,6 +127,15 @@ export const configSchema = z.object({
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
   DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
+  DATABASE_READ_URLS: {
+    description:
+      "comma-separated URLs of streaming replicas of `DATABASE_URL` (targets `replica-1`, `replica-2`, … in this order) that may serve reads; each gets a pool like the primary's. A replica that fails, lags or is not in recovery leaves the rotation until it is healthy again; with none left, reads go to the primary",
+    defaultText: '– (every read on the primary)',
+  },
+  DATABASE_READ_MAX_LAG_MS: {
+    description:
+      'a replica whose replay lag (how long ago the primary was where the replica has replayed to) exceeds this leaves the rotation; keep it well above the 100 ms the positions are polled at',
+  },
   REDIS_URL: {
     description: 'Redis for the shared response cache and cross-replica invalidation (or use `REDIS_SENTINELS`)',
     defaultText: '– (in-process LRU cache)',
@@ -151,7 +179,10 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
       'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests',
   },
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
-  DB_POOL_MAX: { description: 'Postgres pool size (per process; each also holds one connection listening for catalog swaps)' },
+  DB_POOL_MAX: {
+    description:
+      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and, with read replicas, one per target polling its WAL position',
+  },
   DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
   DB_QUEUE_MAX_WAIT_MS: { description: 'a statement whose expected wait for a connection is longer is refused at once with 503' },
@@ -257,6 +288,12 @@ function timeoutProblem({ HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS }: z.
   ];
 }
 
+/** A read URL naming the primary itself would never serve reads (the primary is not in recovery): a mistake, said at start-up. */
+function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof configSchema>): string[] {
+  const index = DATABASE_URL === undefined ? -1 : DATABASE_READ_URLS.indexOf(DATABASE_URL);
+  return index < 0 ? [] : [`  DATABASE_READ_URLS: entry ${index + 1} is DATABASE_URL itself: list the primary's streaming replicas`];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -265,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...timeoutProblem(parsed.data)]
+    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...timeoutProblem(parsed.data), ...readUrlProblem(parsed.data)]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (parsed.success && parsed.data.REDIS_URL && parsed.data.REDIS_SENTINELS.length > 0) {
     problems.push('  REDIS_SENTINELS: set REDIS_URL or REDIS_SENTINELS, not both');

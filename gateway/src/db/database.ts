@@ -3,9 +3,12 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { AdmissionGate } from './admission.js';
-import { toAvailabilityError } from './availability.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { DatabaseBusyError, toAvailabilityError } from './availability.js';
 
 export interface DatabaseOptions {
+  /** The target's name: `primary`, `replica-1`, … */
+  name: string;
   url: string;
   poolMax: number;
   acquireTimeoutMs: number;
@@ -14,6 +17,11 @@ export interface DatabaseOptions {
   maxQueue: number;
   maxQueueWaitMs: number;
   onAdmissionReject: (reason: 'queue full' | 'wait too long') => void;
+  /**
+   * The server failed a statement or dropped an idle connection (down, reset, timed out): not
+   * called when this process's own limits refused a statement, which says nothing of the server.
+   */
+  onUnavailable: (failed: 'statement' | 'connection') => void;
   logger: Logger;
 }
 
@@ -54,11 +62,13 @@ const typeOverrides = {
  * is announced on `statements` (metrics and tests count them).
  */
 export class Database {
+  readonly name: string;
   readonly pool: pg.Pool;
   readonly statements = new EventEmitter<{ statement: [text: string] }>();
   private readonly admission: AdmissionGate;
 
   constructor(private readonly options: DatabaseOptions) {
+    this.name = options.name;
     this.admission = new AdmissionGate({
       concurrency: options.poolMax,
       maxQueue: options.maxQueue,
@@ -79,9 +89,18 @@ export class Database {
       types: typeOverrides,
     });
     // An idle client losing its server must not crash the process; the pool drops it.
-    this.pool.on('error', (error) =>
-      options.logger.warn({ code: (error as { code?: string }).code, reason: error.message }, 'idle database client failed'),
-    );
+    this.pool.on('error', (error) => {
+      options.logger.warn(
+        { target: options.name, code: (error as { code?: string }).code, reason: error.message },
+        'idle database client failed',
+      );
+      options.onUnavailable('connection');
+    });
+  }
+
+  /** Statements running or waiting for a connection here. */
+  get load(): number {
+    return this.admission.load;
   }
 
   async query<Row>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
@@ -92,7 +111,9 @@ export class Database {
       const result = await this.admission.run(() => this.pool.query({ name: statementName(text), text, values: values as unknown[] }));
       return result.rows as Row[];
     } catch (error) {
-      throw toAvailabilityError(error, this.options.acquireTimeoutMs);
+      const failure = toAvailabilityError(error, this.options.acquireTimeoutMs);
+      if (failure instanceof ServiceUnavailableError && !(failure instanceof DatabaseBusyError)) this.options.onUnavailable('statement');
+      throw failure;
     }
   }
 

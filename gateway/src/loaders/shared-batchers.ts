@@ -3,7 +3,7 @@ import type { ProductRow } from '../repository/products.js';
 import { sharedDataLoader } from '../telemetry/shared-batches.js';
 
 type LoaderName = 'product' | 'productWithFeatures' | 'styleTrees' | 'relatedIds' | 'document';
-type BatchObserver = (loader: LoaderName, size: number) => void;
+export type BatchObserver = (loader: LoaderName, size: number) => void;
 
 /** Largest id list one statement carries. */
 const MAX_BATCH = 100;

@@ -137,25 +137,28 @@ export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean
   });
 }
 
-/** Pool gauges read the pool's own counters at scrape time. */
-export function observePool(metrics: Metrics, pool: pg.Pool): void {
+/** Pool gauges read each database target's pool counters at scrape time. */
+export function observePools(metrics: Metrics, targets: readonly { name: string; pool: pg.Pool }[]): void {
   new Gauge({
     name: 'catalog_db_pool_clients',
-    help: 'Postgres pool clients by state (total|idle|in_use)',
-    labelNames: ['state'] as const,
+    help: 'Postgres pool clients by database target (primary, replica-1, …) and state (total|idle|in_use)',
+    labelNames: ['target', 'state'] as const,
     registers: [metrics.registry],
     collect() {
-      this.set({ state: 'total' }, pool.totalCount);
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+      for (const { name: target, pool } of targets) {
+        this.set({ target, state: 'total' }, pool.totalCount);
+        this.set({ target, state: 'idle' }, pool.idleCount);
+        this.set({ target, state: 'in_use' }, pool.totalCount - pool.idleCount);
+      }
     },
   });
   new Gauge({
     name: 'catalog_db_pool_waiting_requests',
-    help: 'Requests waiting for a Postgres pool client',
+    help: 'Requests waiting for a Postgres pool client, by database target',
+    labelNames: ['target'] as const,
     registers: [metrics.registry],
     collect() {
-      this.set(pool.waitingCount);
+      for (const { name: target, pool } of targets) this.set({ target }, pool.waitingCount);
     },
   });
 }
