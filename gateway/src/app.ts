@@ -69,10 +69,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   }
   const metrics = createMetrics();
   // The primary, and the streaming replicas reads may use: a pool, batchers and repositories each.
+  const readCounters = createReadTargetCounters(metrics.registry, targetNames(config));
   const reads = createReadTargets(
     { ...config, DATABASE_URL: config.DATABASE_URL },
     {
-      counters: createReadTargetCounters(metrics.registry, targetNames(config)),
+      counters: readCounters,
       observeBatch: (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size),
       onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
       logger,
@@ -90,7 +91,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const coherence = startCoherence({
     events,
     redis,
-    primaryLsn: reads.replicas.length > 0 ? () => reads.primary.currentLsn() : undefined,
+    reads,
+    onReread: () => readCounters.fallback('behind_writes'),
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     metrics,

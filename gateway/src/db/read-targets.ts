@@ -14,8 +14,11 @@ export const POLL_INTERVAL_MS = 100;
 /** Longest connect or answer of a position read (a frozen server fails fast, not after the statement timeout). */
 const POLL_TIMEOUT_MS = 1_000;
 
-/** Why a read meant for a replica went to the primary. */
-export type ReadFallback = 'none_in_rotation' | StatementFallback;
+/**
+ * Why a read meant for a replica went to the primary: also `behind_writes`, a response a replica
+ * answered without having replayed a write it depends on (coherence/replica-reads.ts).
+ */
+export type ReadFallback = 'none_in_rotation' | StatementFallback | 'behind_writes';
 /** What failed on a target: a statement, an idle pooled connection, a position poll. */
 export type TargetFailure = 'statement' | 'connection' | 'poll';
 

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { JSON_CONTENT_TYPE } from '../cache/representations.js';
 import { nonUtf8Parameters } from '../http/query-string.js';
+import type { ReadTarget } from '../db/read-targets.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
@@ -117,8 +118,9 @@ export function graphqlRoute(services: Services) {
       }
       let executionFailed = false;
 
-      const execute = async (): Promise<ComputedResponse> => {
-        const scope = createRequestScope(services);
+      // Queries through the cache may read a replica (it chooses); mutations and the rest read the primary.
+      const execute = async (target: ReadTarget = services.reads.primary): Promise<ComputedResponse> => {
+        const scope = createRequestScope(services, target);
         const context: GraphQLContext = {
           services,
           scope,

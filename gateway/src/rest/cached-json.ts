@@ -5,7 +5,7 @@ import { createRequestScope, type RequestScope, type Services } from '../service
 
 /**
  * Answers a GET of `route` from the response cache under `key` (its canonical cache key), or
- * builds it with a fresh request scope, serialises it with the route's response schema and
+ * builds it with a fresh request scope over the read target the cache chooses (a replica when it may), serialises it with the route's response schema and
  * caches the bytes, tagged with the products it used and named by its route (a later hit is
  * labelled with it). The URL as the client spelt it becomes an alias of the key, so its next
  * request is answered at the edge.
@@ -22,8 +22,8 @@ export async function replyCached(
   edge.lookup.alias(request.url, key);
   const served = await cache.getOrCompute(
     key,
-    async () => {
-      const scope = createRequestScope(services);
+    async (target) => {
+      const scope = createRequestScope(services, target);
       const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
       return { status: 200, body, route, tags: scope.tags, cacheable: true };
     },
