@@ -95,24 +95,30 @@ export function createMetrics() {
       labelNames: ['backend', 'operation'] as const,
       registers,
     }),
-    coherenceResets: new Counter({
-      name: 'catalog_coherence_resets_total',
-      help: 'Times this process dropped everything it kept because invalidations may have been missed: a new epoch in Redis (restart, flush, failover, catalog swap) or a gap in what it heard',
-      labelNames: ['reason'] as const,
-      registers,
-    }),
+    coherenceResets: zeroed(
+      new Counter({
+        name: 'catalog_coherence_resets_total',
+        help: 'Times this process dropped everything it kept because invalidations may have been missed, by reason: lost (Redis restarted empty, was flushed or evicted the clock), failover (another Redis server took over: a promoted replica, a restart from a snapshot), swap (a catalog swap), gap (a message it never heard)',
+        labelNames: ['reason'] as const,
+        registers,
+      }),
+      ['lost', 'failover', 'swap', 'gap'],
+    ),
     coherenceAckWait: new Histogram({
       name: 'catalog_coherence_write_ack_wait_seconds',
       help: 'How long a write waited, after its confirm, for every gateway replica to process it or lose its lease',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
-    cacheSharedStores: new Counter({
-      name: 'catalog_cache_shared_stores_total',
-      help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
-      labelNames: ['result'] as const,
-      registers,
-    }),
+    cacheSharedStores: zeroed(
+      new Counter({
+        name: 'catalog_cache_shared_stores_total',
+        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
+        labelNames: ['result'] as const,
+        registers,
+      }),
+      ['stored', 'refused', 'full', 'too_large'],
+    ),
     dataloaderBatchSize: new Histogram({
       name: 'catalog_dataloader_batch_size',
       help: 'Keys per DataLoader batch, by loader',
@@ -124,6 +130,12 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** A counter with a series at 0 for each of its (bounded) label values, so dashboards and alerts see them before the first event. */
+function zeroed<Label extends string>(counter: Counter<Label>, values: readonly string[]): Counter<Label> {
+  for (const value of values) counter.labels(value).inc(0);
+  return counter;
+}
 
 /** Whether this process's coherence lease holds, read at scrape time. */
 export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
