@@ -34,7 +34,9 @@ const CONCURRENCY = 16;
 const HUNG_AFTER_MS = 5_000;
 const FAULT_SECONDS = 4;
 const WRITE_TOKEN = 'chaos-write-token-0123456789';
-const ROUTES = ['', '/styles', '/related'];
+/** Cache misses are list pages of every page number under PAGES and size up to MAX_COUNT: 100,000 distinct answers. */
+const PAGES = 1_000;
+const MAX_COUNT = 100;
 /** The coherence clients beside the load: a shop's few writers and some readers. */
 const COHERENCE_CLIENTS = { writers: 2, readers: 4 };
 /** Under memory pressure, Redis may hold what it holds when the phase begins plus this. */
@@ -72,12 +74,15 @@ interface PhaseFault {
 const log = (message: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}`);
 let nonce = 0;
 
-/** Requests cache misses (a unique query string each) until `until` says stop. */
+/**
+ * Requests cache misses until `until` says stop: list pages, each a page and size not asked for
+ * before (a cache key of its own: unknown parameters are refused, so junk cannot make one).
+ */
 async function drive(baseUrl: string, concurrency: number, stop: { done: boolean }, outcomes: Outcome[]): Promise<void> {
   const worker = async () => {
     while (!stop.done) {
-      const id = 1 + Math.floor(Math.random() * PRODUCTS);
-      const url = `${baseUrl}/products/${id}${ROUTES[nonce % ROUTES.length]}?n=${(nonce += 1)}`;
+      nonce += 1;
+      const url = `${baseUrl}/products?page=${1 + (nonce % PAGES)}&count=${1 + (Math.floor(nonce / PAGES) % MAX_COUNT)}`;
       const issuedAt = performance.now();
       try {
         const response = await fetch(url, { signal: AbortSignal.timeout(HUNG_AFTER_MS) });
