@@ -34,9 +34,10 @@ const CONCURRENCY = 16;
 const HUNG_AFTER_MS = 5_000;
 const FAULT_SECONDS = 4;
 const WRITE_TOKEN = 'chaos-write-token-0123456789';
-/** Cache misses are list pages of every page number under PAGES and size up to MAX_COUNT: 100,000 distinct answers. */
-const PAGES = 1_000;
+/** Cache misses are list pages within the catalog, in every sort: 20 × 100 × 7 = 14,000 distinct answers. */
+const PAGES = 20;
 const MAX_COUNT = 100;
+const SORTS = ['id_asc', 'price_asc', 'price_desc', 'name_asc', 'name_desc', 'newest', 'oldest'];
 /** The coherence clients beside the load: a shop's few writers and some readers. */
 const COHERENCE_CLIENTS = { writers: 2, readers: 4 };
 /** Under memory pressure, Redis may hold what it holds when the phase begins plus this. */
@@ -75,14 +76,17 @@ const log = (message: string) => console.log(`[chaos ${new Date().toISOString().
 let nonce = 0;
 
 /**
- * Requests cache misses until `until` says stop: list pages, each a page and size not asked for
- * before (a cache key of its own: unknown parameters are refused, so junk cannot make one).
+ * Requests cache misses until `until` says stop: list pages, each a page, size and sort not asked
+ * for before (a cache key of its own: unknown parameters are refused, so junk cannot make one).
  */
 async function drive(baseUrl: string, concurrency: number, stop: { done: boolean }, outcomes: Outcome[]): Promise<void> {
   const worker = async () => {
     while (!stop.done) {
       nonce += 1;
-      const url = `${baseUrl}/products?page=${1 + (nonce % PAGES)}&count=${1 + (Math.floor(nonce / PAGES) % MAX_COUNT)}`;
+      const page = 1 + (nonce % PAGES);
+      const count = 1 + (Math.floor(nonce / PAGES) % MAX_COUNT);
+      const sort = SORTS[Math.floor(nonce / (PAGES * MAX_COUNT)) % SORTS.length];
+      const url = `${baseUrl}/products?page=${page}&count=${count}&sort=${sort}`;
       const issuedAt = performance.now();
       try {
         const response = await fetch(url, { signal: AbortSignal.timeout(HUNG_AFTER_MS) });
