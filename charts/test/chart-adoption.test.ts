@@ -156,6 +156,13 @@ describe('as a subchart of an umbrella chart', () => {
         '    replicas: 3',
         '    autoscaling:',
         '      enabled: false',
+        // A render without a cluster makes up no passwords: they come from Secrets here.
+        '  postgresql:',
+        '    auth:',
+        '      existingSecret: catalog-postgresql',
+        '  redis:',
+        '    auth:',
+        '      existingSecret: catalog-redis',
       ].join('\n'),
     );
     const text = execFileSync(requireTool('helm'), ['template', 'shop', umbrella, '--namespace', NAMESPACE], { encoding: 'utf8' });

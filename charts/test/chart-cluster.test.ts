@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
+import { CHART_DIR, Helm, NAMESPACE, RELEASE, REPO_ROOT, VALUE_SETS } from './support/chart.js';
 import { TestCluster } from './support/cluster.js';
 import { createNamespace } from './support/namespace.js';
 import { waitFor } from '../../scripts/test/wait.js';
@@ -24,6 +24,9 @@ let cluster: TestCluster;
 let helm: Helm;
 /** The install's loader Job (it may have expired by the time the upgrade runs). */
 let installLoaderUid: string;
+/** The Postgres data volume of the first install, and its passwords. */
+let postgresVolume: string;
+let installedPasswords: string[];
 
 /** Runs a check; a failure carries the control plane's log tails (the API server's first). */
 async function withClusterLogs(check: () => Promise<void>): Promise<void> {
@@ -64,13 +67,22 @@ async function waitForGatewayRollout(tag: string, what: string): Promise<void> {
   );
 }
 
-async function postgresPassword(): Promise<string> {
-  const secret = await cluster.getJson(['secret', name('postgresql'), '-n', NAMESPACE]);
-  return Buffer.from(secret.data.POSTGRES_PASSWORD, 'base64').toString();
+/** A password the chart generated, from its Secret (`postgresql` → POSTGRES_PASSWORD, `redis` → REDIS_PASSWORD). */
+async function storedPassword(component: 'postgresql' | 'redis'): Promise<string> {
+  const secret = await cluster.getJson(['secret', name(component), '-n', NAMESPACE]);
+  return Buffer.from(secret.data[component === 'postgresql' ? 'POSTGRES_PASSWORD' : 'REDIS_PASSWORD'], 'base64').toString();
+}
+const postgresPassword = () => storedPassword('postgresql');
+
+/** The loader Job's uid and the fingerprint of the catalog source its load container was given. */
+async function loaderRun(): Promise<{ uid: string; fingerprint: string }> {
+  const job = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
+  const args: string[] = job.spec.template.spec.containers[0].args;
+  return { uid: job.metadata.uid, fingerprint: args[args.indexOf('--skip-if-source-unchanged') + 1]! };
 }
 
 before(async () => {
-  cluster = await TestCluster.start({ nodes: 2, persistentVolumes: 2 });
+  cluster = await TestCluster.start({ nodes: 2, persistentVolumes: 6 });
   helm = new Helm(cluster.kubeconfig);
   await createNamespace(cluster, NAMESPACE);
 });
@@ -129,7 +141,9 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     assert.equal(statefulSet.status.readyReplicas, 1);
     const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
     assert.equal(claim.status.phase, 'Bound');
-    assert.ok((await postgresPassword()).length >= 32, 'a generated password');
+    postgresVolume = claim.spec.volumeName;
+    assert.ok((await postgresPassword()).length >= 32, 'a generated Postgres password');
+    assert.ok((await storedPassword('redis')).length >= 32, 'a generated Redis password');
   });
 
   step('the HPA is accepted and acted on: it scales the gateway up to minReplicas', async () => {
@@ -188,7 +202,7 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     );
     for (const pod of selected.items) {
       assert.ok(
-        pod.spec.containers[0].ports.some((port: any) => port.name === 'http'),
+        pod.spec.containers[0].ports.some((port: any) => port.name === 'metrics'),
         'the port the relabelling keeps',
       );
     }
@@ -229,15 +243,50 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
     assert.equal((await releaseStatus()).info.status, 'failed');
     const job = await cluster.getJson(['job', name('loader'), '-n', NAMESPACE]);
     assert.ok(job.status.conditions.some((c: any) => c.type === 'Failed' && c.status === 'True'));
+    const failedRun = await loaderRun();
 
     await helm.ok(['rollback', RELEASE, String(good.version), '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     const restored = await releaseStatus();
     assert.equal(restored.info.status, 'deployed');
     assert.equal(restored.version, good.version + 2);
     await waitForGatewayRollout('1.0.1', 'only 1.0.1 gateway pods again');
+    const rollbackRun = await loaderRun();
+    assert.notEqual(rollbackRun.uid, failedRun.uid, 'the rollback ran the loader hook');
+    assert.equal((await cluster.getJson(['job', name('loader'), '-n', NAMESPACE])).status.succeeded, 1);
   });
 
-  step('helm uninstall leaves no workloads (hook Jobs go by their TTL)', async () => {
+  step(
+    'a rollback across a catalog source change runs the loader with the restored source at once, not at some later upgrade',
+    async () => {
+      const before = await releaseStatus();
+      const installed = await loaderRun();
+      const reloaded = await helmDeploy('upgrade', { ...INSTALL_VALUES, loader: { ...INSTALL_VALUES.loader, generate: { seed: 2 } } });
+      assert.equal(reloaded.code, 0, `${reloaded.stderr}\n${reloaded.stdout}`);
+      const newSource = await loaderRun();
+      assert.notEqual(newSource.fingerprint, installed.fingerprint, 'a new seed is a new catalog source');
+
+      await helm.ok([
+        'rollback',
+        RELEASE,
+        String(before.version),
+        '--namespace',
+        NAMESPACE,
+        '--wait',
+        '--wait-for-jobs',
+        '--timeout',
+        HELM_TIMEOUT,
+      ]);
+      // The rolled-back values name the old source again, and so does the hook that ran now: the
+      // served catalog follows them, and the next upgrade finds the fingerprints equal.
+      const rolledBack = await loaderRun();
+      assert.notEqual(rolledBack.uid, newSource.uid, 'a post-rollback loader Job');
+      assert.equal(rolledBack.fingerprint, installed.fingerprint);
+      assert.equal((await cluster.getJson(['job', name('loader'), '-n', NAMESPACE])).status.succeeded, 1);
+    },
+  );
+
+  step('helm uninstall leaves no workloads (hook Jobs go by their TTL), and keeps the password Secrets and the data volume', async () => {
+    installedPasswords = [await postgresPassword(), await storedPassword('redis')];
     await helm.ok(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     const kinds = 'deployments,statefulsets,replicasets,jobs,pods,services,horizontalpodautoscalers,poddisruptionbudgets';
     await waitFor(
@@ -252,5 +301,120 @@ describe('helm install, test, upgrade, failing hook + rollback, uninstall', () =
       const left = await cluster.kubectl(['get', kinds, '-n', NAMESPACE]);
       throw new Error(`${(error as Error).message}\nstill there:\n${left}`);
     });
+    assert.deepEqual([await postgresPassword(), await storedPassword('redis')], installedPasswords);
+    const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
+    assert.equal(claim.spec.volumeName, postgresVolume);
+  });
+
+  step('a reinstall over the retained volume reads the kept passwords back instead of generating new ones', async () => {
+    const result = await helmDeploy('install', INSTALL_VALUES);
+    assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
+    assert.deepEqual([await postgresPassword(), await storedPassword('redis')], installedPasswords);
+    const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
+    assert.equal(claim.spec.volumeName, postgresVolume, 'the same data volume');
+    const statefulSet = await cluster.getJson(['statefulset', name('postgresql'), '-n', NAMESPACE]);
+    assert.equal(statefulSet.status.readyReplicas, 1);
+  });
+});
+
+describe('read replicas, Redis Sentinel and Jaeger on the API server', () => {
+  const HA_NAMESPACE = 'catalog-ha';
+  const haValues = { ...INSTALL_VALUES, ...VALUE_SETS['read replicas, Redis Sentinel, Jaeger'] };
+  const getHa = (args: string[]) => cluster.getJson([...args, '-n', HA_NAMESPACE]);
+
+  step('helm install --wait: the replica and Sentinel StatefulSets ready, every claim bound, passwords generated', async () => {
+    await createNamespace(cluster, HA_NAMESPACE);
+    const result = await helm.run([
+      'install',
+      RELEASE,
+      CHART_DIR,
+      '--namespace',
+      HA_NAMESPACE,
+      '-f',
+      helm.valuesFile(haValues),
+      '--wait',
+      '--wait-for-jobs',
+      '--timeout',
+      HELM_TIMEOUT,
+    ]);
+    assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
+    const statefulSets = Object.fromEntries(
+      (await getHa(['statefulsets'])).items.map((s: any) => [s.metadata.name, [s.spec.replicas, s.status.readyReplicas]]),
+    );
+    assert.deepEqual(statefulSets, {
+      [name('postgresql')]: [1, 1],
+      [name('postgresql-read')]: [2, 2],
+      [name('redis')]: [3, 3],
+      [name('redis-sentinel')]: [3, 3],
+    });
+    const claims = (await getHa(['pvc'])).items.map((c: any) => [c.metadata.name, c.status.phase]).sort();
+    assert.deepEqual(claims, [
+      [`data-${name('postgresql')}-0`, 'Bound'],
+      [`data-${name('postgresql-read')}-0`, 'Bound'],
+      [`data-${name('postgresql-read')}-1`, 'Bound'],
+    ]);
+    const postgres = await getHa(['secret', name('postgresql')]);
+    assert.deepEqual(Object.keys(postgres.data).sort(), ['POSTGRES_PASSWORD', 'REPLICATION_PASSWORD']);
+    const jaeger = await getHa(['deployment', name('jaeger')]);
+    assert.equal(jaeger.status.availableReplicas, 1);
+  });
+
+  step('each Service (read, headless, Sentinel, Jaeger) selects the pods it names, and the PDBs cover them', async () => {
+    const services = (await getHa(['services'])).items;
+    const expected: Record<string, number> = {
+      [name('postgresql-read')]: 2,
+      [name('postgresql-read-headless')]: 2,
+      [name('redis-headless')]: 3,
+      [name('redis-sentinel-headless')]: 3,
+      [name('jaeger')]: 1,
+    };
+    for (const [service, pods] of Object.entries(expected)) {
+      assert.ok(
+        services.some((s: any) => s.metadata.name === service),
+        `${service} exists`,
+      );
+      const slices = await getHa(['endpointslices', '-l', `kubernetes.io/service-name=${service}`]);
+      const ready = slices.items.flatMap((s: any) => s.endpoints ?? []).filter((e: any) => e.conditions.ready);
+      assert.equal(ready.length, pods, `${service} endpoints`);
+    }
+    const budgets = Object.fromEntries(
+      (await getHa(['pdb'])).items.map((b: any) => [b.metadata.name, [b.status.expectedPods, b.status.disruptionsAllowed]]),
+    );
+    assert.deepEqual(budgets[name('postgresql-read')], [2, 1]);
+    assert.deepEqual(budgets[name('redis')], [3, 1]);
+    assert.deepEqual(budgets[name('redis-sentinel')], [3, 1]);
+  });
+
+  step(
+    'the running gateway pods carry DATABASE_READ_URLS, REDIS_SENTINELS and the OTLP endpoint, each naming a pod or Service that exists',
+    async () => {
+      const pods = (await getHa(['pods', '-l', 'app.kubernetes.io/component=gateway'])).items;
+      assert.ok(pods.length > 0);
+      const env = Object.fromEntries(pods[0].spec.containers[0].env.map((e: any) => [e.name, e.value]));
+      const readHosts = env.DATABASE_READ_URLS.split(',').map((url: string) => /@([^:]+):/.exec(url)![1]);
+      const sentinelHosts = env.REDIS_SENTINELS.split(',').map((address: string) => address.split(':')[0]);
+      const podNames = new Set((await getHa(['pods'])).items.map((p: any) => p.metadata.name));
+      for (const host of [...readHosts, ...sentinelHosts]) {
+        // <pod>.<headless service>[.<namespace>.svc]: the pod exists and the Service governs it.
+        const [pod, service] = host.split('.');
+        assert.ok(podNames.has(pod), `${host}: no pod ${pod}`);
+        await getHa(['service', service]);
+      }
+      assert.equal(env.OTEL_EXPORTER_OTLP_ENDPOINT, `http://${name('jaeger')}:4318`);
+      await getHa(['service', name('jaeger')]);
+    },
+  );
+
+  step('helm uninstall removes the replicas’ volumes (copies of the primary) and keeps the primary’s', async () => {
+    await helm.ok(['uninstall', RELEASE, '--namespace', HA_NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
+    await waitFor(
+      'only the primary’s claim left',
+      async () => {
+        const claims = (await getHa(['pvc'])).items.filter((c: any) => !c.metadata.deletionTimestamp).map((c: any) => c.metadata.name);
+        return claims.length === 1 && claims[0] === `data-${name('postgresql')}-0` ? true : undefined;
+      },
+      60_000,
+      1000,
+    );
   });
 });

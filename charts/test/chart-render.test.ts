@@ -46,7 +46,7 @@ function podSpecs(manifests: Manifest[]): { owner: string; spec: any; metadata: 
 describe('helm lint and offline strict schema validation', () => {
   for (const [name, values] of Object.entries(VALUE_SETS)) {
     test(`helm lint --strict passes: ${name}`, async () => {
-      const output = await helm.ok(['lint', '--strict', CHART_DIR, '-f', helm.valuesFile(values)]);
+      const output = await helm.ok(['lint', '--strict', CHART_DIR, ...helm.offlineValuesArgs(values)]);
       assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
     });
 
@@ -79,7 +79,7 @@ test('helm package follows the files/dashboards links and ships the dashboard an
     'catalog-gateway/files/dashboards/catalog-gateway.json',
     'catalog-gateway/files/dashboards/prometheus-rules.yml',
   ]);
-  const fromArchive = parseManifests(await helm.ok(['template', 'shop', archive, '--namespace', 'catalog']));
+  const fromArchive = parseManifests(await helm.ok(['template', 'shop', archive, '--namespace', 'catalog', ...helm.offlineValuesArgs({})]));
   const dashboard = (findManifest(fromArchive, 'ConfigMap', '-grafana-dashboards') as any).data['catalog-gateway.json'];
   assert.equal(dashboard, readFileSync(join(REPO_ROOT, 'dashboards/catalog-gateway.json'), 'utf8'));
   const rules = (findManifest(fromArchive, 'ConfigMap', '-prometheus-rules') as any).data['catalog-gateway.yml'];
@@ -129,7 +129,8 @@ describe('what the value sets render', () => {
       'postgres://catalog:$(POSTGRES_PASSWORD)@shop-catalog-gateway-postgresql:5432/catalog',
     );
     assert.equal(defaults.find((e) => e.name === 'POSTGRES_PASSWORD').valueFrom.secretKeyRef.name, 'shop-catalog-gateway-postgresql');
-    assert.equal(defaults.find((e) => e.name === 'REDIS_URL').value, 'redis://shop-catalog-gateway-redis:6379/0');
+    assert.equal(defaults.find((e) => e.name === 'REDIS_URL').value, 'redis://:$(REDIS_PASSWORD)@shop-catalog-gateway-redis:6379/0');
+    assert.equal(defaults.find((e) => e.name === 'REDIS_PASSWORD').valueFrom.secretKeyRef.name, 'shop-catalog-gateway-redis');
     assert.equal(
       defaults.find((e) => e.name === 'WRITE_TOKEN'),
       undefined,
@@ -263,9 +264,9 @@ describe('what the value sets render', () => {
     assert.equal(pod.containers[0].args[5], '--skip-if-source-unchanged', 'the default run policy passes the source fingerprint');
   });
 
-  test('the loader is a post-install/post-upgrade hook that generates then loads by default', () => {
+  test('the loader is a post-install/post-upgrade/post-rollback hook that generates then loads by default', () => {
     const job = findManifest(manifestsOf('defaults'), 'Job', '-loader') as any;
-    assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
+    assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade,post-rollback');
     assert.equal(job.metadata.annotations['helm.sh/hook-delete-policy'], 'before-hook-creation');
     const generate = job.spec.template.spec.initContainers.find((c: any) => c.name === 'generate');
     assert.deepEqual(generate.args, ['generate', '--out', '/work/data', '--products', '1000', '--seed', '1']);
@@ -291,7 +292,7 @@ describe('what the value sets render', () => {
     }
   });
 
-  test('Postgres and Redis NetworkPolicies admit exactly the gateway and loader pods of the release', () => {
+  test('Postgres and Redis NetworkPolicies admit exactly the gateway and loader pods of the release (and, for Postgres, its read replicas)', () => {
     const manifests = manifestsOf('defaults');
     const podLabels = (kind: string, suffix: string) => (findManifest(manifests, kind, suffix) as any).spec.template.metadata.labels;
     const clients = [podLabels('Deployment', '-gateway'), podLabels('Job', '-loader')];
@@ -302,7 +303,12 @@ describe('what the value sets render', () => {
       const policy = findManifest(manifests, 'NetworkPolicy', datastore!) as any;
       assert.deepEqual(policy.spec.podSelector.matchLabels, (findManifest(manifests, kind!, datastore!) as any).spec.selector.matchLabels);
       const peers = policy.spec.ingress[0].from.map((peer: any) => peer.podSelector.matchLabels);
-      assert.equal(peers.length, 2, datastore);
+      const replicas = datastore === '-postgresql' ? ['postgresql-read'] : [];
+      assert.deepEqual(
+        peers.slice(2).map((peer: any) => peer['app.kubernetes.io/component']),
+        replicas,
+        datastore,
+      );
       for (const [index, labels] of clients.entries()) {
         for (const [key, value] of Object.entries(peers[index])) assert.equal(labels[key], value, `${datastore} peer ${key}`);
       }
@@ -339,10 +345,10 @@ describe('what the value sets render', () => {
     assert.match(output, /SUCCESS: \d+ rules found/);
   });
 
-  test('the optional ServiceMonitor selects the gateway Service and its http port', async () => {
+  test('the optional ServiceMonitor selects the gateway metrics Service and its metrics port', async () => {
     const manifests = parseManifests(await helm.template({ serviceMonitor: { enabled: true, labels: { release: 'kps' } } }));
     const monitor = findManifest(manifests, 'ServiceMonitor', '-gateway') as any;
-    const service = findManifest(manifests, 'Service', '-gateway') as any;
+    const service = findManifest(manifests, 'Service', '-gateway-metrics') as any;
     assert.equal(monitor.metadata.labels.release, 'kps');
     for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) assert.equal(service.metadata.labels[key], value);
     assert.equal(service.metadata.labels[monitor.spec.jobLabel], 'catalog-gateway', 'job label must be catalog-gateway');

@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { freePort } from '../../scripts/test/ports.js';
-import { Helm, parseManifests, REPO_ROOT } from './support/chart.js';
+import { findManifest, Helm, parseManifests, REPO_ROOT, VALUE_SETS, type Manifest } from './support/chart.js';
+import { ImagePod } from './support/image-pod.js';
 import { imageSize, LocalImage } from './support/local-image.js';
+import { containerEnv } from './support/pod-env.js';
+import { NetworkNamespace } from './support/real-cluster/netns.js';
 import { onPath, skipUnlessPresent } from './support/prerequisites.js';
 import { GroupProcess, run } from '../../scripts/test/process.js';
 import { waitFor } from '../../scripts/test/wait.js';
@@ -90,10 +93,13 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
     rmSync(out, { recursive: true, force: true });
   });
 
-  test('images.json lists an archive for every image the chart runs (Grafana off) and the sandbox image', async () => {
+  test('images.json lists an archive for every image the chart runs (Grafana off), Jaeger included, and the sandbox image', async () => {
     const helm = new Helm();
     try {
-      const expected = chartImages(await helm.template({ grafana: { enabled: false } }));
+      const images = async (values: object) => chartImages(await helm.template({ ...values, grafana: { enabled: false } }));
+      const expected = [
+        ...new Set([...(await images({})), ...(await images(VALUE_SETS['read replicas, Redis Sentinel, Jaeger']!))]),
+      ].sort();
       const refs = Object.keys(manifest);
       assert.deepEqual(refs.filter((ref) => !SANDBOX_IMAGE.test(ref)).sort(), expected);
       assert.equal(refs.filter((ref) => SANDBOX_IMAGE.test(ref)).length, 1);
@@ -190,6 +196,263 @@ describe('images built by scripts/images/build-all.sh', { skip }, () => {
       await waitFor('the redis stand-in', async () => ((await cli('ping')).stdout.trim() === 'PONG' ? true : undefined), 30_000);
       assert.equal((await cli('config', 'get', 'protected-mode')).stdout, 'protected-mode\nno\n');
       assert.equal((await cli('config', 'get', 'maxmemory-policy')).stdout, 'maxmemory-policy\nallkeys-lru\n');
+    });
+  });
+
+  describe("the chart's own scripts and configuration, run in the stand-ins as their pods run them", () => {
+    /** A private network (fixed ports, several servers, nothing on the host's), with an address that is not loopback. */
+    const network = new NetworkNamespace(`catalog-images-${process.pid}`);
+    const ADDRESS = '10.99.0.1';
+    let rendered: Manifest[];
+    const servers: GroupProcess[] = [];
+
+    before(async () => {
+      await network.createLoopback(ADDRESS);
+      const helm = new Helm();
+      try {
+        rendered = parseManifests(await helm.template(VALUE_SETS['read replicas, Redis Sentinel, Jaeger']!));
+      } finally {
+        helm.cleanup();
+      }
+    });
+    after(async () => {
+      for (const server of servers) await server.stop();
+      network.delete();
+    });
+
+    const podSpec = (kind: string, suffix: string) => (findManifest(rendered, kind, suffix) as any).spec.template.spec;
+    const containerOf = (spec: any, name: string) => [...(spec.initContainers ?? []), ...spec.containers].find((c: any) => c.name === name);
+    const configMap = (suffix: string) => (findManifest(rendered, 'ConfigMap', suffix) as any).data as Record<string, string>;
+
+    /** Starts a server; a later failure of the test carries its log. */
+    function serve(pod: ImagePod, name: string, container: any, env: Record<string, string>, extraArgs: string[] = []): GroupProcess {
+      const server = pod.start(name, container, env, join(out, `${name}.log`), extraArgs);
+      servers.push(server);
+      return server;
+    }
+    async function withLogs<T>(names: GroupProcess[], body: () => Promise<T>): Promise<T> {
+      try {
+        return await body();
+      } catch (error) {
+        (error as Error).message += names.map((server) => `\n--- ${server.name}:\n${server.logTail(30)}`).join('');
+        throw error;
+      }
+    }
+
+    test('Postgres: the primary takes the Secret’s passwords at every start, a replica clones it with pg_basebackup and streams', async () => {
+      const primaryPod = new ImagePod(await mount('docker.io/library/postgres:15.10'), network, '999:999');
+      const replicaPod = new ImagePod(await mount('docker.io/library/postgres:15.10'), network, '999:999');
+      const config = configMap('-postgresql');
+      for (const pod of [primaryPod, replicaPod]) pod.placeConfigMap('/etc/postgresql', config);
+      primaryPod.place('/docker-entrypoint-initdb.d/sync-roles.sql', config['sync-roles.sql']!);
+      const primarySpec = podSpec('StatefulSet', '-postgresql');
+      const replicaSpec = podSpec('StatefulSet', '-postgresql-read');
+      const primaryEnv = (passwords: { POSTGRES_PASSWORD: string; REPLICATION_PASSWORD: string }) =>
+        containerEnv(containerOf(primarySpec, 'postgresql'), passwords, 'shop-catalog-gateway-postgresql-0');
+      // The primary's Service name resolves to this namespace's address here.
+      const replicaEnv = (replicationPassword: string, name: string) =>
+        containerEnv(
+          containerOf(replicaSpec, name),
+          { REPLICATION_PASSWORD: replicationPassword },
+          'shop-catalog-gateway-postgresql-read-0',
+          {
+            PRIMARY_HOST: ADDRESS,
+          },
+        );
+      // Clients from outside the pod: by the namespace's address, never trusted loopback.
+      const psql = (pod: ImagePod, port: number, password: string, sql: string) =>
+        pod.exec(['psql', '-h', ADDRESS, '-p', String(port), '-U', 'catalog', '-d', 'catalog', '-At', '-c', sql], { PGPASSWORD: password });
+      const ready = (pod: ImagePod, port: number, password: string) =>
+        waitFor(
+          `postgres on ${port}`,
+          async () => ((await psql(pod, port, password, 'SELECT 1')).stdout.trim() === '1' ? true : undefined),
+          60_000,
+        );
+
+      // First start: sync-roles leaves the empty volume to the entrypoint, which runs sync-roles.sql.
+      const first = { POSTGRES_PASSWORD: 'first-postgres', REPLICATION_PASSWORD: 'first-replication' };
+      const initialised = await primaryPod.run(containerOf(primarySpec, 'sync-roles'), primaryEnv(first));
+      assert.equal(initialised.code, 0, initialised.stderr);
+      assert.match(initialised.stdout, /a new volume, the entrypoint initialises it/);
+      let primary = serve(primaryPod, 'postgres-primary', containerOf(primarySpec, 'postgresql'), primaryEnv(first));
+      await withLogs([primary], async () => {
+        await ready(primaryPod, 5432, first.POSTGRES_PASSWORD);
+        await psql(primaryPod, 5432, first.POSTGRES_PASSWORD, 'CREATE TABLE marks (id int); INSERT INTO marks VALUES (1)');
+      });
+
+      // The replica clones the primary as the replication role, then streams as a hot standby.
+      const cloned = await replicaPod.run(
+        containerOf(replicaSpec, 'clone-from-primary'),
+        replicaEnv(first.REPLICATION_PASSWORD, 'clone-from-primary'),
+      );
+      assert.equal(cloned.code, 0, `${cloned.stdout}\n${cloned.stderr}`);
+      const autoConf = await replicaPod.exec(['cat', '/var/lib/postgresql/data/pgdata/postgresql.auto.conf']);
+      assert.doesNotMatch(autoConf.stdout, /password|primary_conninfo/, 'no password left on the replica’s volume');
+      let replica = serve(
+        replicaPod,
+        'postgres-replica',
+        containerOf(replicaSpec, 'postgresql'),
+        replicaEnv(first.REPLICATION_PASSWORD, 'postgresql'),
+        ['-p', '5433'],
+      );
+      await withLogs([primary, replica], async () => {
+        await ready(replicaPod, 5433, first.POSTGRES_PASSWORD);
+        assert.equal((await psql(replicaPod, 5433, first.POSTGRES_PASSWORD, 'SELECT pg_is_in_recovery()')).stdout.trim(), 't');
+        await psql(primaryPod, 5432, first.POSTGRES_PASSWORD, 'INSERT INTO marks VALUES (2)');
+        await waitFor(
+          'the new row on the replica',
+          async () =>
+            (await psql(replicaPod, 5433, first.POSTGRES_PASSWORD, 'SELECT count(*) FROM marks')).stdout.trim() === '2' ? true : undefined,
+          30_000,
+        );
+        const senders = await psql(
+          primaryPod,
+          5432,
+          first.POSTGRES_PASSWORD,
+          "SELECT application_name || ' ' || state FROM pg_stat_replication",
+        );
+        assert.equal(senders.stdout.trim(), 'shop-catalog-gateway-postgresql-read-0 streaming');
+      });
+
+      // New passwords in the Secret: sync-roles sets them on the initialised volume before the
+      // primary starts again; the old one no longer logs in, the replica follows once restarted.
+      await primary.stop();
+      await replica.stop();
+      const rotated = { POSTGRES_PASSWORD: 'rotated-postgres', REPLICATION_PASSWORD: 'rotated-replication' };
+      const synced = await primaryPod.run(containerOf(primarySpec, 'sync-roles'), primaryEnv(rotated));
+      assert.equal(synced.code, 0, `${synced.stdout}\n${synced.stderr}`);
+      primary = serve(primaryPod, 'postgres-primary-rotated', containerOf(primarySpec, 'postgresql'), primaryEnv(rotated));
+      replica = serve(
+        replicaPod,
+        'postgres-replica-rotated',
+        containerOf(replicaSpec, 'postgresql'),
+        replicaEnv(rotated.REPLICATION_PASSWORD, 'postgresql'),
+        ['-p', '5433'],
+      );
+      await withLogs([primary, replica], async () => {
+        await ready(primaryPod, 5432, rotated.POSTGRES_PASSWORD);
+        const old = await psql(primaryPod, 5432, first.POSTGRES_PASSWORD, 'SELECT 1');
+        assert.match(old.stderr, /password authentication failed for user "catalog"/);
+        await waitFor(
+          'the replica streaming with the rotated replication password',
+          async () => {
+            const senders = await psql(
+              primaryPod,
+              5432,
+              rotated.POSTGRES_PASSWORD,
+              "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'",
+            );
+            return senders.stdout.trim() === '1' ? true : undefined;
+          },
+          60_000,
+        );
+      });
+      await primary.stop();
+      await replica.stop();
+    });
+
+    test('Redis: a server asks the Sentinels for the primary, refuses writes without a replica, and a Sentinel (redis-server --sentinel) monitors it', async () => {
+      const image = await mount('docker.io/library/redis:7.4.1');
+      const pod = new ImagePod(image, network, '999:999');
+      pod.placeConfigMap('/etc/redis-sentinel', configMap('-redis-sentinel'));
+      const serverSpec = podSpec('StatefulSet', '-redis');
+      const sentinelSpec = podSpec('StatefulSet', '-redis-sentinel');
+      const secrets = { REDIS_PASSWORD: 'stand-in-redis' };
+      const serverEnv = (ordinal: number) =>
+        containerEnv(containerOf(serverSpec, 'redis'), secrets, `shop-catalog-gateway-redis-${ordinal}`);
+      const sentinelEnv = containerEnv(containerOf(sentinelSpec, 'sentinel'), secrets, 'shop-catalog-gateway-redis-sentinel-0');
+      // The pods' names resolve to this namespace's address (one Sentinel of three runs here).
+      const hosts = [serverEnv(0).SELF_HOST, serverEnv(1).SELF_HOST, sentinelEnv.SELF_HOST];
+      pod.place('/etc/hosts', `127.0.0.1 localhost\n${hosts.map((host) => `${ADDRESS} ${host}`).join('\n')}\n`);
+      const cli = (port: number, ...argv: string[]) =>
+        pod.exec(['redis-cli', '-h', ADDRESS, '-p', String(port), ...argv], { REDISCLI_AUTH: secrets.REDIS_PASSWORD });
+      const answers = async (port: number) =>
+        waitFor(`redis on ${port}`, async () => ((await cli(port, 'ping')).stdout.trim() === 'PONG' ? true : undefined), 30_000);
+
+      // No Sentinel answers: server 0 starts as the primary, and with no replica it takes no write.
+      let server = serve(pod, 'redis-server-0', containerOf(serverSpec, 'redis'), serverEnv(0));
+      await withLogs([server], async () => {
+        await answers(6379);
+        assert.match((await cli(6379, 'info', 'replication')).stdout, /^role:master\r?$/m);
+        const write = await cli(6379, 'set', 'k', 'v');
+        assert.match(write.stdout + write.stderr, /NOREPLICAS/);
+        const anonymous = await pod.exec(['redis-cli', '-h', ADDRESS, 'ping']);
+        assert.match(anonymous.stdout + anonymous.stderr, /NOAUTH/);
+      });
+
+      const sentinel = serve(pod, 'redis-sentinel-0', containerOf(sentinelSpec, 'sentinel'), sentinelEnv);
+      await withLogs([server, sentinel], async () => {
+        await answers(26379);
+        const primary = await cli(26379, 'sentinel', 'get-master-addr-by-name', 'catalog');
+        assert.deepEqual(primary.stdout.trim().split('\n'), [serverEnv(0).SELF_HOST, '6379']);
+        const anonymous = await pod.exec(['redis-cli', '-h', ADDRESS, '-p', '26379', 'ping']);
+        assert.match(anonymous.stdout + anonymous.stderr, /NOAUTH/);
+      });
+
+      // Server 1 starting (server 0 gone) asks the Sentinel, which names server 0: it follows it as a replica.
+      await server.stop();
+      server = serve(pod, 'redis-server-1', containerOf(serverSpec, 'redis'), serverEnv(1));
+      await withLogs([server, sentinel], async () => {
+        await answers(6379);
+        const replication = (await cli(6379, 'info', 'replication')).stdout;
+        assert.match(replication, /^role:slave\r?$/m);
+        assert.equal(/^master_host:(\S+)\r?$/m.exec(replication)?.[1], serverEnv(0).SELF_HOST);
+      });
+      await server.stop();
+      await sentinel.stop();
+    });
+
+    test('Jaeger: the stand-in runs the chart’s configuration as uid 10001, takes an OTLP trace and returns it from its query API', async () => {
+      const image = await mount('docker.io/jaegertracing/jaeger:2.13.0');
+      assert.equal(image.config.User, '10001');
+      const pod = new ImagePod(image, network, '10001:10001');
+      pod.placeConfigMap('/etc/jaeger', configMap('-jaeger'));
+      const jaeger = serve(pod, 'jaeger', podSpec('Deployment', '-jaeger').containers[0], {});
+      const curl = (argv: string[]) => network.runOk('curl', ['-sS', '--max-time', '5', ...argv]);
+      await withLogs([jaeger], async () => {
+        await waitFor(
+          'Jaeger /status (the probe)',
+          async () => ((await network.run('curl', ['-sf', `http://${ADDRESS}:13133/status`])).code === 0 ? true : undefined),
+          60_000,
+        );
+        const traceId = '5b8efff798038103d269b633813fc60c';
+        const span = {
+          traceId,
+          spanId: 'eee19b7ec3c1b174',
+          name: 'GET /products/:product_id',
+          kind: 2,
+          startTimeUnixNano: '1700000000000000000',
+          endTimeUnixNano: '1700000000050000000',
+        };
+        const otlp = {
+          resourceSpans: [
+            {
+              resource: { attributes: [{ key: 'service.name', value: { stringValue: 'catalog-gateway' } }] },
+              scopeSpans: [{ spans: [span] }],
+            },
+          ],
+        };
+        await curl([
+          '-f',
+          '-H',
+          'content-type: application/json',
+          '--data-binary',
+          JSON.stringify(otlp),
+          `http://${ADDRESS}:4318/v1/traces`,
+        ]);
+        const found = await waitFor(
+          'the trace in the query API',
+          async () => {
+            const body = JSON.parse(await curl([`http://${ADDRESS}:16686/api/traces/${traceId}`]));
+            return body.data?.[0]?.spans?.length === 1 ? body.data[0] : undefined;
+          },
+          30_000,
+        );
+        assert.equal(found.spans[0].operationName, 'GET /products/:product_id');
+        // The query API's gRPC port is bound to loopback only.
+        assert.notEqual((await network.run('curl', ['-s', '--max-time', '2', `http://${ADDRESS}:16685/`])).code, 0);
+      });
+      await jaeger.stop();
     });
   });
 

@@ -16,9 +16,11 @@ const fingerprintOf = (job: any): string | undefined => {
 };
 
 describe('loader.runPolicy', () => {
-  test('onSourceChange (default): runs on install and upgrade with a fingerprint of the source values, the same for an image bump', async () => {
+  test('onSourceChange (default): runs on install, upgrade and rollback with a fingerprint of the source values, the same for an image bump', async () => {
     const job = await loaderJob({});
-    assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
+    // A rollback restores the revision's source values: the served catalog follows at once, or
+    // the next upgrade would find the fingerprints apart and reload without being asked to.
+    assert.equal(job.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade,post-rollback');
     const fingerprint = fingerprintOf(job);
     assert.match(fingerprint ?? '', /^[0-9a-f]{16}$/);
     const bumped = await loaderJob({ gateway: { image: { tag: '9.9.9' } }, loader: { image: { tag: '9.9.9' } } });
@@ -40,10 +42,10 @@ describe('loader.runPolicy', () => {
     }
   });
 
-  test('always: every install and upgrade reloads (no fingerprint); onInstall: the hook runs after install only', async () => {
+  test('always: every install, upgrade and rollback reloads (no fingerprint); onInstall: the hook runs after install only', async () => {
     const always = await loaderJob({ loader: { runPolicy: 'always' } });
     assert.equal(fingerprintOf(always), undefined);
-    assert.equal(always.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade');
+    assert.equal(always.metadata.annotations['helm.sh/hook'], 'post-install,post-upgrade,post-rollback');
     const onInstall = await loaderJob({ loader: { runPolicy: 'onInstall' } });
     assert.equal(onInstall.metadata.annotations['helm.sh/hook'], 'post-install');
     await assert.rejects(helm.template({ loader: { runPolicy: 'sometimes' } }), /runPolicy/);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { findManifest, parseManifests, REPO_ROOT } from './support/chart.js';
+import { findManifest, OFFLINE_CREDENTIALS, parseManifests, REPO_ROOT } from './support/chart.js';
 import { runOk } from '../../scripts/test/process.js';
 import { skaffoldEnvironment } from './support/skaffold.js';
 import { requireTool } from './support/tools.js';
@@ -22,7 +22,8 @@ before(() => {
 });
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-const runSkaffold = (args: string[]) => runOk(skaffold, args, { cwd: REPO_ROOT, env: skaffoldEnv });
+const runSkaffold = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runOk(skaffold, args, { cwd: REPO_ROOT, env: { ...skaffoldEnv, ...env } });
 
 describe('skaffold.yaml', () => {
   test('parses under its schema and builds both images from the repo root with their Dockerfiles', async () => {
@@ -75,6 +76,9 @@ describe('skaffold.yaml', () => {
   });
 
   test('render hands the built tags to the chart, and the port-forwards name Services the chart creates', async () => {
+    // No cluster behind `skaffold render`: the passwords come in CATALOG_VALUES_FILE.
+    const credentials = join(scratch, 'credentials.json');
+    writeFileSync(credentials, JSON.stringify(OFFLINE_CREDENTIALS));
     const builds = join(scratch, 'builds.json');
     writeFileSync(
       builds,
@@ -85,16 +89,10 @@ describe('skaffold.yaml', () => {
         ],
       }),
     );
-    const rendered = await runSkaffold([
-      'render',
-      '--offline',
-      '--filename',
-      'skaffold.yaml',
-      '--build-artifacts',
-      builds,
-      '--digest-source',
-      'tag',
-    ]);
+    const rendered = await runSkaffold(
+      ['render', '--offline', '--filename', 'skaffold.yaml', '--build-artifacts', builds, '--digest-source', 'tag'],
+      { CATALOG_VALUES_FILE: credentials },
+    );
     const manifests = parseManifests(rendered);
     const gateway = findManifest(manifests, 'Deployment', 'catalog-gateway-gateway') as any;
     assert.equal(gateway.spec.template.spec.containers[0].image, 'catalog-gateway:3f2a9c1');

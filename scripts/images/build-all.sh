@@ -18,7 +18,7 @@ flock 9
 
 rm -f "$IMAGES_OUT"/*.record "$IMAGES_OUT"/*.oci.tar "$IMAGES_OUT/images.json"
 # node-base before project: the project's Dockerfiles build FROM it.
-for step in pause node-base project postgres redis prometheus kube-state-metrics; do
+for step in pause node-base project postgres redis prometheus kube-state-metrics jaeger; do
   started=$SECONDS
   bash "$here/build-$step.sh"
   echo "images: build-$step.sh took $((SECONDS - started))s"

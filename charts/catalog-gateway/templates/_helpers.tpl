@@ -142,67 +142,6 @@ imagePullSecrets:
 {{- end }}
 {{- end }}
 
-{{/* Name of the Secret with the in-chart Postgres password. */}}
-{{- define "catalog-gateway.postgresql.secretName" -}}
-{{- .Values.postgresql.auth.existingSecret | default (include "catalog-gateway.componentName" (dict "root" . "component" "postgresql")) }}
-{{- end }}
-
-{{/* Host name of the in-chart Postgres (its headless Service resolves to the one pod). */}}
-{{- define "catalog-gateway.postgresql.host" -}}
-{{- include "catalog-gateway.componentName" (dict "root" . "component" "postgresql") }}
-{{- end }}
-
-{{/*
-Env entries giving a container DATABASE_URL (and REDIS_URL when withRedis): the in-chart
-Postgres URL is assembled by Kubernetes from the password Secret ($(VAR) expansion), so the
-password lives in exactly one Secret; external URLs come from the chart's or the user's Secret.
-Call with (dict "root" $ "withRedis" true).
-*/}}
-{{- define "catalog-gateway.connectionEnv" -}}
-{{- $root := .root }}
-{{- $gatewaySecret := include "catalog-gateway.gateway.secretName" $root }}
-{{- if $root.Values.postgresql.enabled }}
-- name: POSTGRES_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "catalog-gateway.postgresql.secretName" $root }}
-      key: POSTGRES_PASSWORD
-- name: DATABASE_URL
-  value: {{ printf "postgres://%s:$(POSTGRES_PASSWORD)@%s:5432/%s" $root.Values.postgresql.auth.username (include "catalog-gateway.postgresql.host" $root) $root.Values.postgresql.auth.database | quote }}
-{{- else }}
-- name: DATABASE_URL
-  valueFrom:
-    secretKeyRef:
-      name: {{ $root.Values.externalDatabase.existingSecret.name | default $gatewaySecret }}
-      key: {{ ternary $root.Values.externalDatabase.existingSecret.key "DATABASE_URL" (not (empty $root.Values.externalDatabase.existingSecret.name)) }}
-{{- end }}
-{{- if .withRedis }}
-{{- if $root.Values.redis.enabled }}
-- name: REDIS_URL
-  value: {{ printf "redis://%s:6379/0" (include "catalog-gateway.componentName" (dict "root" $root "component" "redis")) | quote }}
-{{- else if or $root.Values.externalRedis.url $root.Values.externalRedis.existingSecret.name }}
-- name: REDIS_URL
-  valueFrom:
-    secretKeyRef:
-      name: {{ $root.Values.externalRedis.existingSecret.name | default $gatewaySecret }}
-      key: {{ ternary $root.Values.externalRedis.existingSecret.key "REDIS_URL" (not (empty $root.Values.externalRedis.existingSecret.name)) }}
-{{- end }}
-{{- end }}
-{{- end }}
-
-{{/* Fails the render with a clear message when the values cannot make a working release. */}}
-{{- define "catalog-gateway.validate" -}}
-{{- if and (not .Values.postgresql.enabled) (not .Values.externalDatabase.url) (not .Values.externalDatabase.existingSecret.name) }}
-{{- fail "postgresql.enabled=false needs externalDatabase.url or externalDatabase.existingSecret.name" }}
-{{- end }}
-{{- if and .Values.loader.enabled (eq .Values.loader.source "pvc") (not .Values.loader.pvc.claimName) }}
-{{- fail "loader.source=pvc needs loader.pvc.claimName" }}
-{{- end }}
-{{- if and .Values.gateway.autoscaling.enabled (gt (int .Values.gateway.autoscaling.minReplicas) (int .Values.gateway.autoscaling.maxReplicas)) }}
-{{- fail "gateway.autoscaling.minReplicas must not exceed maxReplicas" }}
-{{- end }}
-{{- end }}
-
 {{/*
 A generated secret value that survives upgrades: the value already stored in the live Secret if
 there is one, else a new random string. Call with (dict "root" $ "secret" NAME "key" KEY).
@@ -217,8 +156,9 @@ there is one, else a new random string. Call with (dict "root" $ "secret" NAME "
 {{- end }}
 
 {{/*
-NetworkPolicy letting only this release's gateway and loader pods reach a datastore.
-Call with (dict "root" $ "component" "redis" "port" "redis").
+NetworkPolicy letting only some pods of this release reach a datastore's port: by default the
+gateway and the loader; "clients" names other components (a datastore's own replicas).
+Call with (dict "root" $ "component" "redis" "port" "redis"), optionally "clients" (a list).
 */}}
 {{- define "catalog-gateway.datastoreNetworkPolicy" -}}
 apiVersion: networking.k8s.io/v1
@@ -234,7 +174,7 @@ spec:
   policyTypes: [Ingress]
   ingress:
     - from:
-        {{- range list "gateway" "loader" }}
+        {{- range .clients | default (list "gateway" "loader") }}
         - podSelector:
             matchLabels:
               {{- include "catalog-gateway.selectorLabels" (dict "root" $.root "component" .) | nindent 14 }}
@@ -283,15 +223,16 @@ subjects:
 {{- end }}
 
 {{/*
-Service in front of a component's pods, targeting the container port named like the Service port.
-Call with (dict "root" $ "component" "redis" "port" 6379 "portName" "redis"), optionally with
-"type", "annotations" and "headless".
+Service in front of a component's pods, each port targeting the container port of its name.
+Call with (dict "root" $ "component" "redis" "port" 6379 "portName" "redis") or with "ports" (a
+list of (dict "name" N "port" P)); optionally "suffix" (appended to the name), "type",
+"annotations", "headless" and "publishNotReadyAddresses".
 */}}
 {{- define "catalog-gateway.componentService" -}}
 apiVersion: v1
 kind: Service
 metadata:
-  name: {{ include "catalog-gateway.componentName" . }}
+  name: {{ include "catalog-gateway.componentName" . }}{{ .suffix }}
   labels:
     {{- include "catalog-gateway.labels" . | nindent 4 }}
   {{- with .annotations }}
@@ -300,18 +241,78 @@ metadata:
   {{- end }}
 spec:
   {{- if .headless }}
-  # Headless: the name resolves straight to the pod (and gives a StatefulSet pod a stable name).
+  # Headless: the name resolves straight to the pods (and gives StatefulSet pods stable names).
   clusterIP: None
   {{- else }}
   type: {{ .type | default "ClusterIP" }}
   {{- end }}
+  {{- if .publishNotReadyAddresses }}
+  publishNotReadyAddresses: true
+  {{- end }}
   selector:
     {{- include "catalog-gateway.selectorLabels" . | nindent 4 }}
   ports:
-    - name: {{ .portName | default "http" }}
+    {{- range .ports | default (list (dict "name" (.portName | default "http") "port" .port)) }}
+    - name: {{ .name }}
       port: {{ .port }}
-      targetPort: {{ .portName | default "http" }}
+      targetPort: {{ .name }}
       protocol: TCP
+    {{- end }}
+{{- end }}
+
+{{/*
+Pod anti-affinity keeping a component's pods (and those of the "avoid" components) on different
+nodes: "soft" prefers it, "hard" requires it. Call with
+(dict "root" $ "mode" "soft" "components" (list "postgresql" "postgresql-read")).
+*/}}
+{{- define "catalog-gateway.podAntiAffinity" -}}
+{{- $term := dict "topologyKey" "kubernetes.io/hostname" "labelSelector" (dict "matchExpressions" (list
+  (dict "key" "app.kubernetes.io/name" "operator" "In" "values" (list (include "catalog-gateway.name" .root)))
+  (dict "key" "app.kubernetes.io/instance" "operator" "In" "values" (list .root.Release.Name))
+  (dict "key" "app.kubernetes.io/component" "operator" "In" "values" .components))) -}}
+podAntiAffinity:
+{{- if eq .mode "hard" }}
+  requiredDuringSchedulingIgnoredDuringExecution:
+    - {{ toYaml $term | nindent 6 | trim }}
+{{- else }}
+  preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 100
+      podAffinityTerm:
+        {{- toYaml $term | nindent 8 }}
+{{- end }}
+{{- end }}
+
+{{/*
+PodDisruptionBudget of a component: call with (dict "root" $ "component" "redis" "budget"
+.Values.x.podDisruptionBudget).
+*/}}
+{{- define "catalog-gateway.podDisruptionBudget" -}}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "catalog-gateway.componentName" . }}
+  labels:
+    {{- include "catalog-gateway.labels" . | nindent 4 }}
+spec:
+  maxUnavailable: {{ .budget.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "catalog-gateway.selectorLabels" . | nindent 6 }}
+{{- end }}
+
+{{/*
+The gateway's metrics port (METRICS_PORT): gateway.config.metricsPort, the gateway's own default
+9464 until that value exists.
+*/}}
+{{- define "catalog-gateway.gateway.metricsPort" -}}
+{{- if hasKey .Values.gateway.config "metricsPort" }}{{ .Values.gateway.config.metricsPort }}{{ else }}9464{{ end }}
+{{- end }}
+
+{{/* The ConfigMap with gateway.files, or "" when there are none. */}}
+{{- define "catalog-gateway.gateway.filesName" -}}
+{{- if .Values.gateway.files }}
+{{- include "catalog-gateway.componentName" (dict "root" . "component" "gateway-files") }}
+{{- end }}
 {{- end }}
 
 {{/* Fingerprint of the catalog source values (and runId): the loader reloads when it changes. */}}

@@ -11,7 +11,16 @@ export const CHART_DIR = join(REPO_ROOT, 'charts/catalog-gateway');
 export const RELEASE = 'shop';
 export const NAMESPACE = 'catalog';
 
-/** Value sets every check renders: the defaults and the two other ways people run it. */
+/**
+ * What an offline render (`helm template`, no cluster to keep generated passwords in) must be
+ * given: the chart refuses to make them up there (chart README, "Passwords"). Test renders only.
+ */
+export const OFFLINE_CREDENTIALS = {
+  postgresql: { auth: { password: 'offline-render-postgres', replicationPassword: 'offline-render-replication' } },
+  redis: { auth: { password: 'offline-render-redis' } },
+};
+
+/** Value sets every check renders: the defaults and the other ways people run it. */
 export const VALUE_SETS: Record<string, object> = {
   defaults: {},
   'external Postgres + Redis, monitoring off': {
@@ -29,6 +38,26 @@ export const VALUE_SETS: Record<string, object> = {
   },
   'HPA on CPU and the custom RPS metric': {
     gateway: { autoscaling: { requestsPerSecond: { enabled: true, averageValue: '150' } } },
+  },
+  'read replicas, Redis Sentinel, Jaeger': {
+    postgresql: { readReplicas: { replicaCount: 2 } },
+    redis: { sentinel: { enabled: true } },
+    tracing: { jaeger: { enabled: true } },
+  },
+  'external CloudNativePG, Redis Sentinels and OTLP collector': {
+    postgresql: { enabled: false },
+    externalDatabase: {
+      url: 'postgres://app:s3cret@catalog-db-rw.databases:5432/app',
+      readUrls: ['postgres://app:s3cret@catalog-db-ro.databases:5432/app'],
+    },
+    redis: { enabled: false },
+    externalRedis: {
+      sentinels: ['sentinel-0.cache:26379', 'sentinel-1.cache:26379', 'sentinel-2.cache:26379'],
+      sentinelMaster: 'mymaster',
+      password: 'redis-s3cret',
+    },
+    tracing: { otlpEndpoint: 'http://otel-collector.observability:4318' },
+    grafana: { jaegerUrl: 'http://jaeger-query.observability:16686' },
   },
 };
 
@@ -59,6 +88,11 @@ export class Helm {
       HELM_DATA_HOME: join(this.home, 'data'),
       ...(this.kubeconfig ? { KUBECONFIG: this.kubeconfig } : {}),
     };
+  }
+
+  /** `-f` arguments: the offline credentials, then values (which may override them). */
+  offlineValuesArgs(values: object): string[] {
+    return ['-f', this.valuesFile(OFFLINE_CREDENTIALS), '-f', this.valuesFile(values)];
   }
 
   /** Writes values to a file for `-f`, so they reach helm with their types intact. */
@@ -93,9 +127,9 @@ export class Helm {
     ];
   }
 
-  /** `helm template` of the chart with the given values, as YAML text. */
+  /** `helm template` of the chart with the given values (and the offline credentials), as YAML text. */
   template(values: object, extraArgs: string[] = []): Promise<string> {
-    return this.ok(['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '-f', this.valuesFile(values), ...extraArgs]);
+    return this.ok(['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, ...this.offlineValuesArgs(values), ...extraArgs]);
   }
 
   cleanup(): void {

@@ -48,6 +48,16 @@ export class NetworkNamespace {
     await this.runOk('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
   }
 
+  /**
+   * Creates a namespace with loopback alone, up, and `address` (a /32) on it too: a private
+   * network for servers on fixed ports, and a source address that is not 127.0.0.1.
+   */
+  async createLoopback(address: string): Promise<void> {
+    await runOk('ip', ['netns', 'add', this.name]);
+    await this.runOk('ip', ['link', 'set', 'lo', 'up']);
+    await this.runOk('ip', ['addr', 'add', `${address}/32`, 'dev', 'lo']);
+  }
+
   /** Processes whose network namespace this is (the node's daemons, shims, hostNetwork pods). */
   private pids(): number[] {
     try {
