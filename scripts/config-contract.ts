@@ -20,9 +20,16 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   DATABASE_URL: 'postgresql / externalDatabase',
   DATABASE_READ_URLS: 'postgresql.readReplicas / externalDatabase.readUrls',
   REDIS_URL: 'redis / externalRedis',
+  REDIS_SENTINELS: 'redis.sentinel / externalRedis.sentinels',
+  REDIS_SENTINEL_MASTER: 'redis.sentinel / externalRedis.sentinels',
+  REDIS_PASSWORD: 'redis.auth / externalRedis (from a Secret)',
+  REDIS_SENTINEL_PASSWORD: 'externalRedis (from a Secret)',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
   GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
   OTEL_EXPORTER_OTLP_ENDPOINT: "tracing.otlpEndpoint, or the chart's own Jaeger (tracing.jaeger.enabled)",
+  OTEL_SERVICE_NAME: 'tracing.serviceName',
+  OTEL_TRACES_SAMPLER: 'tracing.sampler',
+  OTEL_TRACES_SAMPLER_ARG: 'tracing.samplerArg',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
