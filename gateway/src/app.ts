@@ -26,6 +26,7 @@ import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
+import { createClientLimits, installClientLimits } from './limits/client-limits.js';
 import { ProductPager } from './paging/product-pager.js';
 import { CacheHits, catalogCache } from './plugins/catalog-cache.js';
 import { createRepositories } from './repository/index.js';
@@ -78,6 +79,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const pager = new ProductPager(repositories.products, events);
   const cacheParts = createCache(config, events, metrics, logger);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
+  const lifecycle: Lifecycle = { closing: false };
+  const requestIdOf = createRequestIds();
+  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
   const services: Services = {
     config,
     db,
@@ -89,14 +93,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     trustedDocuments,
     writes: new ProductWrites(repositories.products, events),
     metrics,
+    limits: createClientLimits(config, cacheParts.redis, metrics, logger, { cors, requestIdOf, lifecycle }),
   };
 
-  const lifecycle: Lifecycle = { closing: false };
-  const requestIdOf = createRequestIds();
-  const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
   const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf),
+    serverFactory: createServerWithHotLane(cacheHits, requestIdOf, services.limits),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
@@ -114,7 +116,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
-  // First: a GET the in-process cache answers runs no other hook, as in the hot lane.
+  // Before the cache, as in the hot lane: a client over its limit gets no cached answer either.
+  installClientLimits(app, services.limits);
+  // Then: a GET the in-process cache answers runs no other hook, as in the hot lane.
   await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
+import type { ClientLimits } from './limits/client-limits.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { SharedBatchers } from './loaders/shared-batchers.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -25,6 +26,8 @@ export interface Services {
   trustedDocuments: TrustedDocuments | undefined;
   writes: ProductWrites;
   metrics: Metrics;
+  /** Per-client request and GraphQL cost limits (a no-op when off). */
+  limits: ClientLimits;
 }
 
 /** What one response is built with: fresh DataLoaders and the tags they collect. */

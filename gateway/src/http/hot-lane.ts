@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { MemoryEntry } from '../cache/memory-store.js';
+import type { ClientLimits } from '../limits/client-limits.js';
 import type { HitMethod } from '../metrics/cache-hit-recorder.js';
 import type { CacheHits, HitSource } from '../plugins/catalog-cache.js';
 import type { RequestIdOf } from './request-ids.js';
@@ -13,7 +14,7 @@ import type { RequestIdOf } from './request-ids.js';
  * chain. Everything else goes to Fastify; a request Redis missed goes with a mark, so its route
  * does not ask Redis again.
  */
-export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdOf) {
+export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdOf, limits: ClientLimits) {
   return (fastifyHandler: RequestListener): Server => {
     const answer = (request: IncomingMessage, response: ServerResponse, entry: MemoryEntry, source: HitSource, started: number) => {
       const requestId = requestIdOf(request);
@@ -22,6 +23,7 @@ export function createServerWithHotLane(hits: CacheHits, requestIdOf: RequestIdO
     };
     return createServer((request, response) => {
       const started = performance.now();
+      if (!limits.admit(request, response)) return;
       const entry = hits.entryFor(request);
       if (entry) return answer(request, response, entry, 'memory', started);
       if (!hits.mayBeShared(request)) return fastifyHandler(request, response);
