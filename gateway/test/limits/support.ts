@@ -87,7 +87,7 @@ export const sendGraphQL = (base: string, query: string, headers: Record<string,
   });
 
 /** The parameters of one item of a RateLimit / RateLimit-Policy field (`"requests";r=3;t=40`), by policy name. */
-export function fieldItems(field: string | string[] | undefined): Record<string, Record<string, string>> {
+export function fieldItems(field: string | string[] | number | undefined): Record<string, Record<string, string>> {
   const items: Record<string, Record<string, string>> = {};
   for (const item of String(field ?? '').split(',')) {
     const [name, ...parameters] = item.trim().split(';');
