@@ -168,7 +168,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   RATE_LIMIT_SYNC_MS: {
     description:
-      "how often each replica adds its clients' counts to Redis and reads the totals back; a client may overrun its limit by what it sent other replicas in that time",
+      "how often each replica writes its counts of its clients to Redis and reads the other replicas' back; a client may overrun its limit by what it sent other replicas in that time",
   },
 };
 
