@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { createCache } from './cache/create-cache.js';
+import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
+import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { Database } from './db/database.js';
@@ -33,6 +34,7 @@ import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
+import { connectSharedRedis, redisSettingsOf } from './redis/shared-redis.js';
 import { ProductWrites } from './writes/product-writes.js';
 
 declare module 'fastify' {
@@ -47,6 +49,9 @@ export interface AppDependencies {
   /** How often repeated request failures are summarised in the log (tests shorten it). */
   failureSummaryMs?: number;
 }
+
+/** How long start-up waits for Redis to let this process join the coherence clock (then it serves without). */
+const JOIN_TIMEOUT_MS = 2_000;
 
 /** Builds the whole gateway as a Fastify instance (not listening yet); `close()` releases everything. */
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
@@ -77,7 +82,19 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   // the response cache and the pager each subscribe.
   const events = new CatalogEvents();
   const pager = new ProductPager(repositories.products, events);
-  const cacheParts = createCache(config, events, metrics, logger);
+  const redisSettings = redisSettingsOf(config);
+  const redis = redisSettings ? connectSharedRedis(redisSettings, metrics, logger) : undefined;
+  const coherence = startCoherence({
+    events,
+    redis,
+    primaryLsn: undefined,
+    writeWaitMs: config.REDIS_WRITE_WAIT_MS,
+    versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
+    metrics,
+    logger,
+  });
+  const cache = createCache(config, { events, coherence, redis, metrics, logger });
+  await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
@@ -88,15 +105,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     repositories,
     batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
     pager,
-    cache: cacheParts.cache,
-    persistedQueries: new PersistedQueryStore(cacheParts.redis, config.GRAPHQL_APQ_TTL_SECONDS),
+    cache,
+    persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
     trustedDocuments,
-    writes: new ProductWrites(repositories.products, events),
+    writes: new ProductWrites(repositories.products, coherence.writes),
     metrics,
-    limits: createClientLimits(config, cacheParts.redis, metrics, logger, { cors, requestIdOf, lifecycle }),
+    limits: createClientLimits(config, redis, metrics, logger, { cors, requestIdOf, lifecycle }),
   };
 
-  const cacheHits = new CacheHits(cacheParts.cache, metrics, logger, lifecycle, cors);
+  const cacheHits = new CacheHits(cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
     serverFactory: createServerWithHotLane(cacheHits, requestIdOf, services.limits),
     loggerInstance: logger as FastifyBaseLogger,
@@ -119,7 +136,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   // Before the cache, as in the hot lane: a client over its limit gets no cached answer either.
   installClientLimits(app, services.limits);
   // Then: a GET the in-process cache answers runs no other hook, as in the hot lane.
-  await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
+  await app.register(catalogCache, { cache, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
   installGracefulClose(app, lifecycle);
@@ -139,7 +156,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {
-    await catalogSwaps.close();
+    coherence.stop();
+    await Promise.all([cache.settled(), services.persistedQueries.settled()]);
+    await Promise.all([catalogSwaps.close(), redis?.close()]);
     await db.close();
     failures.stop();
   });

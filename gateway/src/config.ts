@@ -23,10 +23,31 @@ function parseOrigins(list: string, context: z.RefinementCtx): string[] {
   return origins;
 }
 
+/** `redis-a:26379, redis-b:26379` → the Sentinels' addresses. */
+function parseHostPorts(list: string, context: z.RefinementCtx): { host: string; port: number }[] {
+  const addresses = list
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return addresses.flatMap((address) => {
+    const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(address);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      context.addIssue({ code: z.ZodIssueCode.custom, message: `"${address}" is not host:port` });
+      return [];
+    }
+    return [{ host: match[1]!.replace(/^\[|\]$/g, ''), port }];
+  });
+}
+
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  REDIS_SENTINELS: z.string().default('').transform(parseHostPorts),
+  REDIS_SENTINEL_MASTER: z.string().min(1).default('mymaster'),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535, 4000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -35,6 +56,9 @@ export const configSchema = z.object({
   CACHE_MAX_ENTRIES: integer(1, 10_000_000, 400_000),
   CACHE_MAX_BYTES: integer(1_024, 64 * 1024 ** 3, 192 * 1024 ** 2),
   REDIS_COMMAND_TIMEOUT_MS: integer(10, 10_000, 200),
+  REDIS_WRITE_WAIT_MS: integer(0, 60_000, 5_000),
+  CACHE_MAX_ENTRIES_PER_TAG: integer(1, 10_000_000, 2_000),
+  CACHE_MAX_ENTRY_BYTES: integer(1_024, 512 * 1024 ** 2, 1024 ** 2),
   DB_POOL_MAX: integer(1, 1_000, 20),
   DB_POOL_ACQUIRE_TIMEOUT_MS: integer(1, 60_000, 1_000),
   DB_QUEUE_MAX: integer(0, 100_000, 100),
@@ -73,7 +97,18 @@ export const configSchema = z.object({
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
   DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
-  REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
+  REDIS_URL: {
+    description: 'Redis for the shared response cache and cross-replica invalidation (or use `REDIS_SENTINELS`)',
+    defaultText: '– (in-process LRU cache)',
+  },
+  REDIS_SENTINELS: {
+    description:
+      'comma-separated `host:port` of Redis Sentinels, instead of `REDIS_URL`: the gateway follows the master group `REDIS_SENTINEL_MASTER` through failovers',
+    defaultText: '– (no Sentinels)',
+  },
+  REDIS_SENTINEL_MASTER: { description: "the Sentinels' master group name (with `REDIS_SENTINELS`)" },
+  REDIS_PASSWORD: { description: 'Redis `AUTH` password (with `REDIS_URL` or `REDIS_SENTINELS`)', defaultText: '– (none)' },
+  REDIS_SENTINEL_PASSWORD: { description: "the Sentinels' own `AUTH` password, when they have one", defaultText: '– (none)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
   LOG_LEVEL: { description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
@@ -96,6 +131,15 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   REDIS_COMMAND_TIMEOUT_MS: {
     description: 'longest wait for one Redis command; after repeated failures a circuit breaker skips Redis and probes it every second',
   },
+  REDIS_WRITE_WAIT_MS: {
+    description:
+      'with Redis, how long a write waits for Redis to take its invalidation: not taken by then, the write is refused with 503 and nothing is written (a write Redis cannot announce could be served stale by other replicas)',
+  },
+  CACHE_MAX_ENTRIES_PER_TAG: {
+    description:
+      'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests',
+  },
+  CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
   DB_POOL_MAX: { description: 'Postgres pool size (per process; each also holds one connection listening for catalog swaps)' },
   DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
@@ -206,6 +250,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const problems = parsed.success
     ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : [])]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  if (parsed.success && parsed.data.REDIS_URL && parsed.data.REDIS_SENTINELS.length > 0) {
+    problems.push('  REDIS_SENTINELS: set REDIS_URL or REDIS_SENTINELS, not both');
+  }
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);
   }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { decodeEntry, encodeEntry, type CacheEntry } from '../src/cache/entry.js';
 import { RepresentationEncoder } from '../src/cache/representations.js';
 
+const readAt = { epoch: '0123456789abcdef', seq: 42 };
 const encoder = new RepresentationEncoder({ maxAgeSeconds: 60, staleWhileRevalidateSeconds: 0 });
 const body = JSON.stringify({ id: 1, name: 'Café Crème' }, null, 2);
 const entry: CacheEntry = {
@@ -15,20 +16,21 @@ const entry: CacheEntry = {
 
 describe('a cache entry as Redis holds it', () => {
   it('comes back as it was stored, ETag and all, however many lines its body has', () => {
-    assert.deepEqual(decodeEntry(encodeEntry(entry)), entry);
-    assert.deepEqual(decodeEntry(encodeEntry({ ...entry, tags: [] })), { ...entry, tags: [] });
+    assert.deepEqual(decodeEntry(encodeEntry(entry, readAt)), entry);
+    assert.deepEqual(decodeEntry(encodeEntry({ ...entry, tags: [] }, readAt)), { ...entry, tags: [] });
   });
 
   it('gives a body the ETag it was stored with, without hashing it again: the same as hashing', () => {
-    const stored = decodeEntry(encodeEntry(entry))!;
+    const stored = decodeEntry(encodeEntry(entry, readAt))!;
     assert.equal(encoder.encode(stored.body, stored.etag).etag, encoder.encode(body).etag);
   });
 
-  it('is refused when cut short, of the format before ETags, or with something else where the ETag goes', () => {
-    const text = encodeEntry(entry);
+  it('is refused when cut short, of an older format, or with something else where the ETag goes', () => {
+    const text = encodeEntry(entry, readAt);
     assert.equal(decodeEntry(text.slice(0, text.indexOf(entry.route))), undefined);
     assert.equal(decodeEntry(`${entry.expiresAt}\n${entry.tags.join(' ')}\n${entry.route}\n${body}`), undefined);
-    assert.equal(decodeEntry(encodeEntry({ ...entry, etag: 'product:1' })), undefined);
-    assert.equal(decodeEntry(encodeEntry({ ...entry, route: '/admin' as CacheEntry['route'] })), undefined);
+    assert.equal(decodeEntry(`${entry.expiresAt}\n${entry.etag}\n${entry.tags.join(' ')}\n${entry.route}\n${body}`), undefined);
+    assert.equal(decodeEntry(encodeEntry({ ...entry, etag: 'product:1' }, readAt)), undefined);
+    assert.equal(decodeEntry(encodeEntry({ ...entry, route: '/admin' as CacheEntry['route'] }, readAt)), undefined);
   });
 });

@@ -7,12 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { generateCatalog, loadCatalog } from '@catalog/loader-job';
-import { redisResponseKey, restCacheKey } from '../src/cache/keys.js';
+import { restCacheKey } from '../src/cache/keys.js';
+import { REDIS_CLOCK_KEY, redisResponseKey } from '../src/redis/keys.js';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { eventually, graphql, startGateway, testRedisUrl, withClient } from './support/gateway.js';
 
 // A loader run replaces the whole catalog around the gateway; the gateway hears of it from
-// Postgres (NOTIFY at the swap's commit) and drops its cached answers, here and in Redis.
+// Postgres (NOTIFY at the swap's commit), drops its in-process answers and starts a new epoch in
+// Redis, which voids every answer Redis holds from the old catalog.
 describe('catalog reload by the loader', () => {
   let databaseUrl: string;
   let dataDir: string;
@@ -62,9 +64,31 @@ describe('catalog reload by the loader', () => {
       async () => (await app.inject({ method: 'GET', url: '/products/1' })).json().name === newName,
     );
     assert.equal((await graphql(app, '{ product(id: 1) { name } }')).json().data.product.name, newName);
-    // Redis was swept of the old answers (new ones may already be stored again).
+    // The old answers are void in Redis: a new epoch, and what is stored again is of the new catalog.
+    await eventually('the swap reaches Redis', async () => (await redis.hget(REDIS_CLOCK_KEY, 'swap')) !== null);
     await app.services.cache.settled();
     const stored = await redis.get(redisResponseKey(restCacheKey('/products/1')));
-    assert.ok(stored === null || !stored.includes(JSON.stringify(oldName)), 'no answer of the old catalog is left in Redis');
+    const epoch = await redis.hget(REDIS_CLOCK_KEY, 'epoch');
+    assert.ok(stored === null || stored.startsWith(`${epoch}\n`), 'any answer left in Redis is of the new epoch');
+    assert.ok(stored === null || !stored.includes(JSON.stringify(oldName)), 'no answer of the old catalog is served from Redis');
+  });
+
+  it('never lets a second replica take an answer of the old catalog from Redis', async () => {
+    const other = await startGateway(databaseUrl, { REDIS_URL: redisUrl, CACHE_TTL_SECONDS: '3600' });
+    try {
+      const oldName = (await app.inject({ method: 'GET', url: '/products/2' })).json().name as string;
+      await app.services.cache.settled();
+      assert.equal((await other.inject({ method: 'GET', url: '/products/2' })).json().name, oldName, 'shared through Redis');
+      await load(3);
+      const newName = await nameInDatabase(2);
+      await eventually('both replicas hear the reload', async () => {
+        const names = await Promise.all(
+          [app, other].map(async (replica) => (await replica.inject({ method: 'GET', url: '/products/2' })).json().name),
+        );
+        return names.every((name) => name === newName);
+      });
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -91,6 +91,24 @@ describe('in-process store', () => {
     assert.equal(store.get('b')!.representations.identity.body, '{"id":2}');
   });
 
+  it('keeps a response read before an eviction only if none of its tags was evicted, and none read before a clear', () => {
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
+    // An entry that lives on keeps the store's evictions remembered (an empty store forgets them at once).
+    store.set('zero', entry('{"id":0}', ['product:0']));
+    const readAt = store.epoch;
+    store.evictTags(['product:1']); // a write to product 1 lands while both responses are computed
+    store.set('one', entry('{"id":1}', ['product:1']), readAt);
+    store.set('two', entry('{"id":2}', ['product:2']), readAt);
+    assert.equal(store.get('one'), undefined, 'built from product 1 before its write: may be stale');
+    assert.equal(store.get('two')!.representations.identity.body, '{"id":2}');
+    const beforeClear = store.epoch;
+    store.clear();
+    store.set('three', entry('{"id":3}', ['product:3']), beforeClear);
+    assert.equal(store.get('three'), undefined, 'read before the store forgot everything');
+    store.set('four', entry('{"id":4}', ['product:4']));
+    assert.ok(store.get('four'), 'read after it is kept');
+  });
+
   it('evicts every key of a tag many responses share, and only those, whether it left on its own or not', () => {
     const store = new MemoryStore({ maxEntries: 3, maxBytes: 1024 ** 2 });
     store.set('product', entry('{"id":1}', ['product:1']));

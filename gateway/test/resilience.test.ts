@@ -15,7 +15,7 @@ describe('Redis killed mid-test', () => {
   let app: FastifyInstance;
   before(async () => {
     redis = await startRedis();
-    app = await startGateway(await createFixtureDatabase(), { REDIS_URL: redis.url });
+    app = await startGateway(await createFixtureDatabase(), { REDIS_URL: redis.url, REDIS_WRITE_WAIT_MS: '300' });
   });
   after(async () => {
     await app.close();
@@ -23,8 +23,15 @@ describe('Redis killed mid-test', () => {
   });
 
   const get = (url: string) => app.inject({ method: 'GET', url });
+  const write = (slogan: string) =>
+    app.inject({
+      method: 'PUT',
+      url: '/products/2',
+      headers: { authorization: 'Bearer test-write-token-0123456789' },
+      payload: { slogan },
+    });
 
-  it('keeps serving from Postgres with no client errors, counts the failures, and reconnects by itself', async () => {
+  it('keeps serving reads from Postgres, refuses writes it cannot announce, counts the failures, and reconnects by itself', async () => {
     assert.equal((await get('/products/1')).statusCode, 200);
     await redis.stop();
 
@@ -34,14 +41,11 @@ describe('Redis killed mid-test', () => {
     }
     const page = await graphql(app, '{ product(id: 2) { name } }');
     assert.equal(page.statusCode, 200);
-    const write = await app.inject({
-      method: 'PUT',
-      url: '/products/2',
-      headers: { authorization: 'Bearer test-write-token-0123456789' },
-      payload: { slogan: 'Written while Redis was down' },
-    });
-    assert.equal(write.statusCode, 200, write.body);
-    assert.equal((await get('/products/2')).json().slogan, 'Written while Redis was down');
+    const sloganBefore = (await get('/products/2')).json().slogan;
+    const refused = await write('Written while Redis was down');
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.match(refused.json().error, /nothing was written/);
+    assert.equal((await get('/products/2')).json().slogan, sloganBefore, 'nothing was written');
     const metrics = (await get('/metrics')).body;
     // Failed reads are counted; once the circuit breaker opens, the reads it skips are counted too.
     const redisMetrics = metrics
@@ -53,16 +57,22 @@ describe('Redis killed mid-test', () => {
       /catalog_cache_errors_total\{backend="redis",operation="get"\} [1-9]|catalog_redis_circuit_rejections_total [1-9]/,
       redisMetrics,
     );
-    assert.match(metrics, /catalog_cache_errors_total\{backend="redis",operation="invalidate"\} [1-9]/);
+    assert.match(metrics, /catalog_cache_errors_total\{backend="redis",operation="prepare"\} [1-9]/);
 
     await redis.start();
     const inspector = new Redis(redis.url);
     try {
-      // Back in use without a restart: new responses land in Redis again.
+      // Back in use without a restart: new responses land in Redis again, and writes are taken.
+      let page = 0;
       await eventually('responses cached in Redis again', async () => {
-        await get(`/products/3?probe=${Date.now()}`);
-        return (await inspector.keys('catalog:response:*')).length > 0;
+        page += 1;
+        await get(`/products?page=${page}&count=1`);
+        await app.services.cache.settled();
+        return (await inspector.keys('catalog:3:response:*')).length > 0;
       });
+      const taken = await write('Written once Redis was back');
+      assert.equal(taken.statusCode, 200, taken.body);
+      assert.equal((await get('/products/2')).json().slogan, 'Written once Redis was back');
     } finally {
       inspector.disconnect();
     }

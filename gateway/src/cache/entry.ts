@@ -1,3 +1,5 @@
+import type { ClockPosition } from '../coherence/clock.js';
+
 /**
  * The routes whose responses are cached, by their route pattern: a cached response names its
  * route, and a hit is labelled with it in the request metrics.
@@ -26,27 +28,37 @@ export interface CacheEntry {
 /** A strong ETag as the encoder makes them (a quoted base64url digest). */
 const ETAG = /^"[\w-]+"$/;
 
+/**
+ * Lines before the body in Redis: the epoch and seq at which the response's data was read (the
+ * coherence scripts check them against the clock and the tags' versions), then expiry, ETag,
+ * route and tags. The scripts read the first two and the sixth: keep them in place.
+ */
+export const ENTRY_HEADER_LINES = 6;
+export const ENTRY_TAGS_LINE = 6;
+
 // One line per header field, then the body: cheap to write and to split, no double JSON encoding.
-export function encodeEntry(entry: CacheEntry): string {
-  return `${entry.expiresAt}\n${entry.etag}\n${entry.tags.join(' ')}\n${entry.route}\n${entry.body}`;
+export function encodeEntry(entry: CacheEntry, readAt: ClockPosition): string {
+  return `${readAt.epoch}\n${readAt.seq}\n${entry.expiresAt}\n${entry.etag}\n${entry.route}\n${entry.tags.join(' ')}\n${entry.body}`;
 }
 
 /** The entry, or undefined when the text is not one (cut short, or of a route this version does not cache). */
 export function decodeEntry(text: string): CacheEntry | undefined {
-  const first = text.indexOf('\n');
-  const second = text.indexOf('\n', first + 1);
-  const third = text.indexOf('\n', second + 1);
-  const fourth = text.indexOf('\n', third + 1);
-  if (first < 0 || second < 0 || third < 0 || fourth < 0) return undefined;
-  const etag = text.slice(first + 1, second);
-  const route = text.slice(third + 1, fourth);
+  const ends: number[] = [];
+  for (let from = 0; ends.length < ENTRY_HEADER_LINES; from = ends.at(-1)! + 1) {
+    const end = text.indexOf('\n', from);
+    if (end < 0) return undefined;
+    ends.push(end);
+  }
+  const field = (line: number) => text.slice(line === 1 ? 0 : ends[line - 2]! + 1, ends[line - 1]);
+  const etag = field(4);
+  const route = field(5);
   if (!ETAG.test(etag) || !isCachedRoute(route)) return undefined;
-  const tags = text.slice(second + 1, third);
+  const tags = field(ENTRY_TAGS_LINE);
   return {
-    expiresAt: Number(text.slice(0, first)),
+    expiresAt: Number(field(3)),
     etag,
-    tags: tags === '' ? [] : tags.split(' '),
     route,
-    body: text.slice(fourth + 1),
+    tags: tags === '' ? [] : tags.split(' '),
+    body: text.slice(ends[ENTRY_HEADER_LINES - 1]! + 1),
   };
 }

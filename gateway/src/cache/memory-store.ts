@@ -96,8 +96,13 @@ export interface TagInvalidation {
  */
 export class MemoryStore {
   private readonly entries: LRUCache<string, MemoryEntry>;
-  /** Bumped by every eviction by tag: an entry valid at the current epoch needs no tag looked up. */
-  private epoch = 0;
+  /** Bumped by every eviction by tag and every clear: an entry valid at the current count needs no tag looked up. */
+  private evictions = 0;
+  /**
+   * Reads stamped before this count cannot be checked any more (the store was cleared, or the
+   * invalidations since were forgotten): their responses are not kept.
+   */
+  private trustedSinceEpoch = 0;
   /** Each invalidated tag's latest invalidation, oldest first (a tag invalidated again moves to the end). */
   private readonly invalidations = new Map<string, TagInvalidation>();
   /** The latest expiry of any entry stored so far: an invalidation is forgotten once it has passed. */
@@ -133,10 +138,26 @@ export class MemoryStore {
     return entry;
   }
 
-  set(key: string, entry: MemoryEntry): void {
+  /**
+   * Where the eviction history is now: a response whose data is read from now on is stamped with
+   * it, so that `set` can tell whether something it was built from was evicted meanwhile.
+   */
+  get epoch(): number {
+    return this.evictions;
+  }
+
+  /**
+   * Keeps a response whose data was read at `readAtEpoch` (this store's `epoch` then; now by
+   * default), unless one of its tags was evicted since, or the store was cleared since: then it
+   * may predate a write.
+   */
+  set(key: string, entry: MemoryEntry, readAtEpoch = this.evictions): void {
     this.admission.record(key);
+    if (readAtEpoch < this.trustedSinceEpoch) return;
+    entry.validAtEpoch = readAtEpoch;
+    if (readAtEpoch < this.evictions && entry.invalidatedSinceValid(this.invalidations)) return;
     if (!this.entries.has(key) && !this.admits(key, entry)) return;
-    entry.validAtEpoch = this.epoch;
+    entry.validAtEpoch = this.evictions;
     this.latestExpiryMs = Math.max(this.latestExpiryMs, entry.expiresAtMs);
     this.entries.set(key, entry);
     entry.representations.watchGrowth(key, this.remeasure);
@@ -145,9 +166,9 @@ export class MemoryStore {
   /** Neither expired nor built from something evicted by tag since it was stored (or last found valid). */
   private live(entry: MemoryEntry, now: number): boolean {
     if (entry.expiredAt(now)) return false;
-    if (entry.validAtEpoch === this.epoch) return true;
+    if (entry.validAtEpoch === this.evictions) return true;
     if (entry.invalidatedSinceValid(this.invalidations)) return false;
-    entry.validAtEpoch = this.epoch;
+    entry.validAtEpoch = this.evictions;
     return true;
   }
 
@@ -180,8 +201,8 @@ export class MemoryStore {
 
   /** Makes every entry built from one of `tags` unreachable (dropped when next met). */
   evictTags(tags: Iterable<string>): void {
-    this.epoch += 1;
-    const invalidation = { epoch: this.epoch, forgettableAtMs: this.latestExpiryMs };
+    this.evictions += 1;
+    const invalidation = { epoch: this.evictions, forgettableAtMs: this.latestExpiryMs };
     for (const tag of tags) {
       this.invalidations.delete(tag);
       this.invalidations.set(tag, invalidation);
@@ -191,9 +212,10 @@ export class MemoryStore {
 
   /** Invalidations every entry stored before has outlived: oldest first, so the first one still needed ends the sweep. */
   private forgetPastInvalidations(now: number): void {
-    for (const [tag, { forgettableAtMs }] of this.invalidations) {
+    for (const [tag, { epoch, forgettableAtMs }] of this.invalidations) {
       if (forgettableAtMs > now) return;
       this.invalidations.delete(tag);
+      this.trustedSinceEpoch = Math.max(this.trustedSinceEpoch, epoch);
     }
   }
 
@@ -202,7 +224,10 @@ export class MemoryStore {
     return this.invalidations.size;
   }
 
+  /** Forgets every entry; responses read before this are not kept either. */
   clear(): void {
+    this.evictions += 1;
+    this.trustedSinceEpoch = this.evictions;
     this.entries.clear();
     this.invalidations.clear();
   }

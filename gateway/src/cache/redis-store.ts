@@ -1,105 +1,136 @@
-import type { Redis, Result } from 'ioredis';
-import { decodeEntry, encodeEntry, type CacheEntry } from './entry.js';
-import type { RedisBreaker } from './redis-breaker.js';
-import { INVALIDATION_CHANNEL, REDIS_GENERATION_KEY } from '../events/redis-change-relay.js';
-import { REDIS_KEY_PATTERNS, redisResponseKey, redisSweepKey, redisTagKey, redisTagVersionKey } from './keys.js';
+import type { Result } from 'ioredis';
+import { CLOCK_PROLOGUE } from '../coherence/clock-scripts.js';
+import type { ClockPosition, RedisClock } from '../coherence/clock.js';
+import { REDIS_CLOCK_KEY, redisResponseKey, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
+import type { SharedRedis } from '../redis/shared-redis.js';
+import { decodeEntry, encodeEntry, ENTRY_HEADER_LINES, ENTRY_TAGS_LINE, type CacheEntry } from './entry.js';
 
-// Stores a response (KEYS[1]) and adds it to its tag sets (KEYS[2..n+1]), all expiring together,
-// unless one of its tags was invalidated (version in KEYS[n+2..2n+1]) after the generation at which
-// the response was read (ARGV[3]): that response may predate the write, and storing it would
-// serve stale data to every replica until the TTL. Returns 1 when stored, 0 when refused.
-const STORE_TAGGED = `
-local tags = tonumber(ARGV[4])
-for i = 2 + tags, 1 + 2 * tags do
-  local version = redis.call('GET', KEYS[i])
-  if version and tonumber(version) > tonumber(ARGV[3]) then return 0 end
+/** Where a tag's version key starts (its tag follows). */
+const TAG_VERSION_PREFIX = redisTagVersionKey('');
+
+/**
+ * A response if it is still valid (gateway/README.md, "Consistency", rule 1): KEYS[2] the
+ * response, ARGV[4] the prefix of tag version keys. Valid when its epoch is the clock's and every
+ * tag's version exists, is of that epoch and is at most the seq its data was read at. An invalid
+ * one is deleted. Returns the text, or false.
+ */
+const LOAD = `${CLOCK_PROLOGUE}
+local epoch = ensure_clock()
+local text = redis.call('GET', KEYS[2])
+if not text then return false end
+local field = {}
+local from = 1
+for i = 1, ${ENTRY_HEADER_LINES} do
+  local at = string.find(text, '\\n', from, true)
+  if not at then redis.call('UNLINK', KEYS[2]) return false end
+  field[i] = string.sub(text, from, at - 1)
+  from = at + 1
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-for i = 2, 1 + tags do
-  redis.call('SADD', KEYS[i], KEYS[1])
-  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+if field[1] ~= epoch then redis.call('UNLINK', KEYS[2]) return false end
+local read_seq = tonumber(field[2])
+for tag in string.gmatch(field[${ENTRY_TAGS_LINE}], '%S+') do
+  local version = version_of(redis.call('GET', ARGV[4] .. tag), epoch)
+  if not version or version > read_seq then redis.call('UNLINK', KEYS[2]) return false end
 end
+return text`;
+
+/**
+ * Stores a response (rules 2 and 4): KEYS[2] the response, KEYS[3..2+n] its tags' versions,
+ * KEYS[3+n..2+2n] their counts; ARGV[4] the read's epoch, [5] its seq, [6] TTL ms, [7] version TTL
+ * ms, [8] most entries per tag, [9] the entry, [10] the tag version prefix. Refused (0) when the
+ * epoch moved, or a tag is pending or was invalidated after the read began; a missing version is
+ * made at the current seq, which then must not exceed the read's. -1 when a tag holds its most
+ * entries already. 1 when stored.
+ */
+const STORE = `${CLOCK_PROLOGUE}
+local epoch, seq = ensure_clock()
+if epoch ~= ARGV[4] then return 0 end
+local read_seq = tonumber(ARGV[5])
+local n = (#KEYS - 2) / 2
+local now = now_ms()
+for i = 1, n do
+  local version_key = KEYS[2 + i]
+  local pending = redis.call('HGET', CLOCK, 'p:' .. string.sub(version_key, string.len(ARGV[10]) + 1))
+  if pending and tonumber(pending) > now then return 0 end
+  local version = version_of(redis.call('GET', version_key), epoch)
+  if version then
+    redis.call('PEXPIRE', version_key, ARGV[7])
+  else
+    version = seq
+    redis.call('SET', version_key, epoch .. ':' .. seq, 'PX', ARGV[7])
+  end
+  if version > read_seq then return 0 end
+end
+for i = 1, n do
+  local count_key = KEYS[2 + n + i]
+  local count = redis.call('INCR', count_key)
+  if count == 1 then redis.call('PEXPIRE', count_key, ARGV[6]) end
+  if count > tonumber(ARGV[8]) then return -1 end
+end
+redis.call('SET', KEYS[2], ARGV[9], 'PX', ARGV[6])
 return 1`;
-
-// One invalidation, atomically: a new generation (KEYS[1]); every response listed in the tag sets
-// (KEYS[2..n+1]) deleted with the sets; each tag's version (KEYS[n+2..2n+1]) set to the generation;
-// and the message {generation, tags} published on ARGV[1]. Returns the generation.
-const EVICT_TAGGED = `
-local tags = tonumber(ARGV[3])
-local generation = redis.call('INCR', KEYS[1])
-for i = 2, 1 + tags do
-  for _, key in ipairs(redis.call('SMEMBERS', KEYS[i])) do redis.call('DEL', key) end
-  redis.call('DEL', KEYS[i])
-  redis.call('SET', KEYS[i + tags], generation, 'PX', ARGV[4])
-end
-redis.call('PUBLISH', ARGV[1], '{"generation":' .. generation .. ',"tags":' .. ARGV[2] .. '}')
-return generation`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    storeTagged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
-    evictTagged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
+    coherenceLoad(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string | null, Context>;
+    coherenceStore(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
   }
 }
 
+export type SharedStoreResult = 'stored' | 'refused' | 'full' | 'too_large';
+
+export interface RedisStoreLimits {
+  /** How long a tag's version outlives any response stored under it. */
+  versionTtlMs: number;
+  /** CACHE_MAX_ENTRIES_PER_TAG */
+  maxEntriesPerTag: number;
+  /** CACHE_MAX_ENTRY_BYTES */
+  maxEntryBytes: number;
+}
+
 /**
- * The shared response cache every replica reads and every write evicts from. Every call goes
- * through the circuit breaker, so a sick Redis is skipped instead of waited for.
+ * The shared response cache every replica reads and fills. Entries are checked against the
+ * coherence clock in Redis on every read and store, so nothing relies on any key surviving.
+ * Every call goes through the circuit breaker, so a sick Redis is skipped instead of waited for.
  */
 export class RedisStore {
   constructor(
-    private readonly redis: Redis,
-    private readonly breaker: RedisBreaker,
+    private readonly redis: SharedRedis,
+    private readonly clock: RedisClock,
+    private readonly limits: RedisStoreLimits,
   ) {
     // Sent as EVALSHA (the script body only once per connection).
-    redis.defineCommand('storeTagged', { lua: STORE_TAGGED });
-    redis.defineCommand('evictTagged', { lua: EVICT_TAGGED });
+    redis.client.defineCommand('coherenceLoad', { lua: LOAD });
+    redis.client.defineCommand('coherenceStore', { lua: STORE });
   }
 
-  async get(key: string): Promise<CacheEntry | undefined> {
-    const text = await this.breaker.run(() => this.redis.get(redisResponseKey(key)));
+  async load(key: string): Promise<CacheEntry | undefined> {
+    const text = await this.redis.breaker.run(() =>
+      this.redis.client.coherenceLoad(2, REDIS_CLOCK_KEY, redisResponseKey(key), ...this.clock.prologue(), TAG_VERSION_PREFIX),
+    );
     return text === null ? undefined : decodeEntry(text);
   }
 
-  /**
-   * Stores a response read at invalidation generation `readGeneration`; refused (false) when one
-   * of its tags was invalidated since. A tag set lives as long as the newest response in it.
-   */
-  async set(key: string, entry: CacheEntry, readGeneration: number): Promise<boolean> {
+  /** Stores a response whose data was read at `readAt`, if nothing it depends on moved since. */
+  async store(key: string, entry: CacheEntry, readAt: ClockPosition): Promise<SharedStoreResult> {
+    if (Buffer.byteLength(entry.body) > this.limits.maxEntryBytes) return 'too_large';
     const ttlMs = Math.max(1, entry.expiresAt - Date.now());
-    const keys = [redisResponseKey(key), ...entry.tags.map(redisTagKey), ...entry.tags.map(redisTagVersionKey)];
-    const stored = await this.breaker.run(() =>
-      this.redis.storeTagged(keys.length, ...keys, encodeEntry(entry), ttlMs, readGeneration, entry.tags.length),
+    const keys = [REDIS_CLOCK_KEY, redisResponseKey(key), ...entry.tags.map(redisTagVersionKey), ...entry.tags.map(redisTagCountKey)];
+    const { versionTtlMs, maxEntriesPerTag } = this.limits;
+    const result = await this.redis.breaker.run(() =>
+      this.redis.client.coherenceStore(
+        keys.length,
+        ...keys,
+        ...this.clock.prologue(),
+        readAt.epoch,
+        readAt.seq,
+        ttlMs,
+        versionTtlMs,
+        maxEntriesPerTag,
+        encodeEntry(entry, readAt),
+        TAG_VERSION_PREFIX,
+      ),
     );
-    return stored === 1;
-  }
-
-  /** The current invalidation generation (0 before the first invalidation). */
-  async generation(): Promise<number> {
-    return Number((await this.breaker.run(() => this.redis.get(REDIS_GENERATION_KEY))) ?? 0);
-  }
-
-  /**
-   * Deletes every cached response and tag set, once per swap: the first replica to claim the
-   * swap id sweeps (a reconnect, whose swap is unknown, always sweeps).
-   */
-  async clearAll(swapId: string | undefined): Promise<void> {
-    if (swapId !== undefined && (await this.redis.set(redisSweepKey(swapId), '1', 'EX', 3_600, 'NX')) !== 'OK') return;
-    for (const pattern of REDIS_KEY_PATTERNS) {
-      for await (const keys of this.redis.scanStream({ match: pattern, count: 1_000 }) as AsyncIterable<string[]>) {
-        if (keys.length > 0) await this.redis.unlink(...keys);
-      }
-    }
-  }
-
-  /**
-   * Evicts the tagged responses and tells every replica (their in-process copies) about it;
-   * returns the invalidation's generation. Tag versions outlive any response stored before them.
-   */
-  async invalidate(tags: string[], versionTtlMs: number): Promise<number> {
-    const keys = [REDIS_GENERATION_KEY, ...tags.map(redisTagKey), ...tags.map(redisTagVersionKey)];
-    return this.breaker.run(() =>
-      this.redis.evictTagged(keys.length, ...keys, INVALIDATION_CHANNEL, JSON.stringify(tags), tags.length, versionTtlMs),
-    );
+    return result === 1 ? 'stored' : result === -1 ? 'full' : 'refused';
   }
 }

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
-import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
+import type { ClockPosition } from '../coherence/clock.js';
+import type { Coherence } from '../coherence/coherence.js';
+import type { CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CacheEntry, CachedRoute } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
-import type { RedisFailureReport } from './redis-breaker.js';
+import type { RedisFailureReport } from '../redis/breaker.js';
 import type { RedisStore } from './redis-store.js';
 import type { RepresentationEncoder, Representations } from './representations.js';
 
@@ -37,12 +39,11 @@ export interface ResponseCacheOptions {
   /** Makes the encodings, ETag and headers of a cacheable body, once per body and replica. */
   encoder: RepresentationEncoder;
   memory: MemoryStore;
-  redis?: {
-    store: RedisStore;
-    /** The newest invalidation generation this replica heard of (from the Redis change relay). */
-    heardGeneration: () => number;
-  };
-  /** What the cache forgets: writes, changes heard from other replicas, catalog swaps, missed changes. */
+  /** The shared cache; absent without Redis. */
+  redis?: RedisStore;
+  /** Whether what is kept in memory may be trusted now, where reads are in the invalidation history, and what is pending. */
+  coherence: Coherence;
+  /** What the cache forgets: writes (about to commit, and committed), catalog swaps, missed changes. */
   events: CatalogEvents;
   metrics: Metrics;
   logger: Logger;
@@ -50,26 +51,31 @@ export interface ResponseCacheOptions {
 }
 
 /**
+ * A computation that began this long ago is not cached: a write's pending marks may have run out
+ * meanwhile (coherence/write-announcer.ts), so the check that would refuse it cannot be trusted.
+ */
+const MAX_COMPUTATION_AGE_MS = 5_000;
+
+/**
  * Whole-response cache: an in-process LRU in front of Redis (when configured). Concurrent misses
- * on one key share one computation. It forgets what the catalog events say changed: the tagged
- * in-process copies of a `changed` product or list (Redis evicts its copies in the same step
- * that announces a change to every replica: `events/redis-change-relay.ts`), everything on
- * `swapped` (and Redis too, once per swap) and on `missed`. Redis failures only cost cache hits:
- * they are counted and logged, never passed to clients.
- *
- * A response is stored in Redis only if none of its tags was invalidated after the generation at
- * which it was read, so a slow replica cannot put back what another evicted.
+ * on one key share one computation. What it keeps follows the coherence protocol
+ * (gateway/README.md, "Consistency"): the in-process copies are served and filled only while this
+ * process holds its lease (rule 5); each is stamped with the store's eviction count before its
+ * data is read and kept only if none of its tags was evicted since or is pending (rule 7); Redis
+ * checks every entry on read and store against the clock (rules 1, 2). It forgets the tags of a
+ * write as it is announced and again as it commits, and everything on a swap or missed changes.
+ * Redis failures only cost cache hits: they are counted and logged, never passed to clients.
  */
 export class ResponseCache {
   private readonly inflight = new Map<string, Promise<ServedResponse>>();
   private readonly pendingWrites = new Set<Promise<void>>();
-  /** Bumped by every invalidation, so a computation that raced one is not stored. */
-  private epoch = 0;
 
   constructor(private readonly options: ResponseCacheOptions) {
-    options.events.on('changed', (change) => this.changed(change));
-    options.events.on('swapped', ({ swapId }) => this.clearAll(swapId));
-    options.events.on('missed', () => this.forgetEverything());
+    const { events, memory } = options;
+    events.on('changing', (change) => memory.evictTags(tagsOfChange(change)));
+    events.on('changed', (change) => memory.evictTags(tagsOfChange(change)));
+    events.on('swapped', () => memory.clear());
+    events.on('missed', () => memory.clear());
   }
 
   get enabled(): boolean {
@@ -82,7 +88,7 @@ export class ResponseCache {
    * lookup that follows (`sharedEntry` or `getOrCompute`).
    */
   peek(key: string): MemoryEntry | undefined {
-    return this.enabled ? this.options.memory.get(key) : undefined;
+    return this.enabled && this.options.coherence.leaseHeld ? this.options.memory.get(key) : undefined;
   }
 
   /** Whether responses are shared with other replicas (through Redis): worth asking after a `peek` missed. */
@@ -96,12 +102,14 @@ export class ResponseCache {
    * Redis failure is counted and reads as a miss.
    */
   async sharedEntry(key: string): Promise<MemoryEntry | undefined> {
-    const { memory, redis, metrics } = this.options;
+    const { memory, redis, metrics, coherence } = this.options;
     metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS.memory.miss);
     if (!redis || !this.enabled) return undefined;
+    const readAt = memory.epoch;
+    const leaseHeld = coherence.leaseHeld;
     let shared: CacheEntry | undefined;
     try {
-      shared = await redis.store.get(key);
+      shared = await redis.load(key);
     } catch (error) {
       this.options.redisFailed('get', error);
     }
@@ -109,7 +117,7 @@ export class ResponseCache {
     if (!shared) return undefined;
     // Redis holds the body as is, with its ETag: this replica encodes it once, on its way into memory.
     const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag));
-    memory.set(key, entry);
+    if (leaseHeld) memory.set(key, entry, readAt);
     return entry;
   }
 
@@ -137,28 +145,8 @@ export class ResponseCache {
     return flight;
   }
 
-  /** Evicts what a change made stale (Redis evicts in the same step that announces a change). */
-  private changed(change: CatalogChange): void {
-    this.evict(tagsOfChange(change));
-  }
-
-  /**
-   * Drops every cached response, here and in Redis: a new catalog was swapped in around the
-   * gateway. Every replica hears of the swap itself; the Redis sweep runs once per swap id.
-   */
-  private clearAll(swapId: string | undefined): void {
-    this.forgetEverything();
-    const store = this.options.redis?.store;
-    if (!store) return;
-    const sweep = store
-      .clearAll(swapId)
-      .catch((error) => this.options.redisFailed('invalidate', error))
-      .finally(() => this.pendingWrites.delete(sweep));
-    this.pendingWrites.add(sweep);
-  }
-
   private async lookup(key: string): Promise<ServedResponse | undefined> {
-    const local = this.options.memory.get(key);
+    const local = this.peek(key);
     if (!local) {
       const shared = await this.sharedEntry(key);
       return shared && catalogRead(shared);
@@ -168,21 +156,26 @@ export class ResponseCache {
   }
 
   private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
-    const epoch = this.epoch;
-    const readGeneration = this.options.redis?.heardGeneration() ?? 0;
+    const { memory, coherence } = this.options;
+    // Stamps taken before the first statement (rules 2 and 7).
+    const started = performance.now();
+    const readAtEpoch = memory.epoch;
+    const leaseHeld = coherence.leaseHeld;
+    const readAt = coherence.position;
     const response = await compute();
     const served = this.encoded(response);
-    if ('representations' in served && epoch === this.epoch) {
-      const entry: CacheEntry = {
-        body: response.body,
-        etag: served.representations.etag,
-        route: response.route,
-        tags: [...response.tags],
-        expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
-      };
-      this.options.memory.set(key, new MemoryEntry(entry, served.representations));
-      this.storeShared(key, entry, readGeneration);
+    if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return served;
+    const entry: CacheEntry = {
+      body: response.body,
+      etag: served.representations.etag,
+      route: response.route,
+      tags: [...response.tags],
+      expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
+    };
+    if (leaseHeld && !coherence.requirements.anyPending(entry.tags)) {
+      memory.set(key, new MemoryEntry(entry, served.representations), readAtEpoch);
     }
+    if (readAt) this.storeShared(key, entry, readAt);
     return served;
   }
 
@@ -196,12 +189,12 @@ export class ResponseCache {
    * Writes to Redis in the background: the client has its answer already, and cold traffic may
    * never read the entry back. Failures are counted like every other Redis failure.
    */
-  private storeShared(key: string, entry: CacheEntry, readGeneration: number): void {
-    const store = this.options.redis?.store;
-    if (!store) return;
-    const write = store
-      .set(key, entry, readGeneration)
-      .then(() => undefined)
+  private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition): void {
+    const { redis, metrics } = this.options;
+    if (!redis) return;
+    const write = redis
+      .store(key, entry, readAt)
+      .then((result) => metrics.cacheSharedStores.inc({ result }))
       .catch((error) => this.options.redisFailed('set', error))
       .finally(() => this.pendingWrites.delete(write));
     this.pendingWrites.add(write);
@@ -210,16 +203,6 @@ export class ResponseCache {
   /** Resolves once every background Redis write started so far has finished (or failed). */
   async settled(): Promise<void> {
     await Promise.all(this.pendingWrites);
-  }
-
-  private evict(tags: readonly string[]): void {
-    this.epoch += 1;
-    this.options.memory.evictTags(tags);
-  }
-
-  private forgetEverything(): void {
-    this.epoch += 1;
-    this.options.memory.clear();
   }
 }
 

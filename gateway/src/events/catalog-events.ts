@@ -1,19 +1,25 @@
-/** Something changed in the catalog: written here, or heard from another replica through Redis. */
+/** Products a write touches: by id, and whether positions in product lists may move. */
 export interface CatalogChange {
-  /** Products whose data changed (created, updated or deleted). */
+  /** Products whose data changes (created, updated or deleted). */
   productIds: readonly number[];
-  /** Ids were added or removed: every position after them in the id-ordered list moved. */
+  /** Ids are added or removed, or a field lists filter or sort by changes: list positions move. */
   listChanged: boolean;
-  /** Heard from Redis (made by some replica, this one included) rather than made by this process. */
-  remote: boolean;
 }
 
 export interface CatalogEventMap {
-  /** Products were written (their cached answers are stale; list positions moved if `listChanged`). */
-  changed: CatalogChange;
+  /**
+   * A write is about to commit (its announcement's first phase, here or on any replica): what
+   * it touches must not be kept or trusted until it is `changed`, or for `pendingMs` at most.
+   */
+  changing: CatalogChange & { pendingMs: number };
+  /**
+   * A write committed (its announcement's second phase): its products' cached answers are stale,
+   * and a streaming replica must have replayed the primary's WAL up to `lsn` (when known) to serve them.
+   */
+  changed: CatalogChange & { lsn: bigint | undefined };
   /** A loader run swapped a whole new catalog in; `swapId` undefined when the swap is unknown (a lost listener). */
   swapped: { swapId: string | undefined };
-  /** Changes may have been missed (a lost subscription, a gap in the invalidation generations): trust nothing kept. */
+  /** Changes may have been missed (a lost message, a new coherence epoch): trust nothing kept. */
   missed: Record<string, never>;
 }
 
@@ -22,12 +28,13 @@ type Listeners = { [Name in keyof CatalogEventMap]: Listener<CatalogEventMap[Nam
 
 /**
  * What happens to the catalog, as events: fed by writes, the Postgres LISTEN for catalog swaps
- * and Redis pub/sub; the response cache and the pager subscribe, neither knowing the other.
- * `emit` resolves once every subscriber is done, so a write answers only after its effects
- * (e.g. the invalidation delivered to Redis) have happened.
+ * and the coherence protocol's messages from other replicas; the response cache, the pager and
+ * the read requirements subscribe, none knowing the others. `emit` resolves once every
+ * subscriber is done, so what follows an event (an acknowledgement, a write's answer) happens
+ * after its effects.
  */
 export class CatalogEvents {
-  private readonly listeners: Listeners = { changed: [], swapped: [], missed: [] };
+  private readonly listeners: Listeners = { changing: [], changed: [], swapped: [], missed: [] };
 
   on<Name extends keyof CatalogEventMap>(name: Name, listener: Listener<CatalogEventMap[Name]>): void {
     this.listeners[name].push(listener);

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { SharedRedis } from '../cache/create-cache.js';
-import { redisPersistedQueryKey } from '../cache/keys.js';
+import { redisPersistedQueryKey } from '../redis/keys.js';
+import type { SharedRedis } from '../redis/shared-redis.js';
 
 /** Query text remembered in-process, in UTF-16 code units (clients send a few dozen operations of a few KiB). */
 const REMEMBERED_TEXT = 16 * 1024 ** 2;

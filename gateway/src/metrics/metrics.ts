@@ -90,6 +90,24 @@ export function createMetrics() {
       labelNames: ['backend', 'operation'] as const,
       registers,
     }),
+    coherenceResets: new Counter({
+      name: 'catalog_coherence_resets_total',
+      help: 'Times this process dropped everything it kept because invalidations may have been missed: a new epoch in Redis (restart, flush, failover, catalog swap) or a gap in what it heard',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    coherenceAckWait: new Histogram({
+      name: 'catalog_coherence_write_ack_wait_seconds',
+      help: 'How long a write waited, after its confirm, for every gateway replica to process it or lose its lease',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    cacheSharedStores: new Counter({
+      name: 'catalog_cache_shared_stores_total',
+      help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
+      labelNames: ['result'] as const,
+      registers,
+    }),
     dataloaderBatchSize: new Histogram({
       name: 'catalog_dataloader_batch_size',
       help: 'Keys per DataLoader batch, by loader',
@@ -101,6 +119,18 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Whether this process's coherence lease holds, read at scrape time. */
+export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
+  new Gauge({
+    name: 'catalog_coherence_lease_held',
+    help: '1 while this process holds its coherence lease (its in-process cache is served and replicas are read), 0 while it cannot reach Redis',
+    registers: [metrics.registry],
+    collect() {
+      this.set(leaseHeld() ? 1 : 0);
+    },
+  });
+}
 
 /** Pool gauges read the pool's own counters at scrape time. */
 export function observePool(metrics: Metrics, pool: pg.Pool): void {

@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import type { CachedRoute } from '../cache/entry.js';
 import { restCacheKey } from '../cache/keys.js';
 import type { MemoryEntry } from '../cache/memory-store.js';
-import type { CacheParts } from '../cache/create-cache.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
 import type { CorsPolicy } from '../http/cors.js';
@@ -139,7 +138,7 @@ declare module 'fastify' {
 export const answeredFromCache = (request: FastifyRequest): boolean => Boolean(request.cacheHit);
 
 export interface CatalogCacheOptions {
-  parts: CacheParts;
+  cache: ResponseCache;
   hits: CacheHits;
 }
 
@@ -151,8 +150,8 @@ export interface CatalogCacheOptions {
  * what the lane could not answer, and asks Redis no second time.
  */
 export const catalogCache = fp<CatalogCacheOptions>(
-  async (app: FastifyInstance, { parts, hits }) => {
-    app.decorate('catalogCache', parts.cache);
+  async (app: FastifyInstance, { cache, hits }) => {
+    app.decorate('catalogCache', cache);
     app.decorateRequest('cacheHit', null);
     app.decorateRequest('cacheLookedUp', false);
     const answer = (request: FastifyRequest, reply: FastifyReply, entry: MemoryEntry, source: HitSource) => {
@@ -186,7 +185,6 @@ export const catalogCache = fp<CatalogCacheOptions>(
       }
       done();
     });
-    app.addHook('onClose', () => parts.close());
   },
   { name: 'catalog-cache', fastify: '5.x' },
 );

@@ -65,13 +65,22 @@ export class ProductRepository {
     return rows.map((row) => row.id);
   }
 
-  async create(fields: ProductFields): Promise<ProductRow> {
+  /** A new product id from the table's identity sequence, so a create's cache tags are known before it runs. */
+  async reserveId(): Promise<number> {
+    const [row] = await this.db.query<{ id: number }>(
+      `SELECT nextval(pg_get_serial_sequence('${SERVING_SCHEMA}.products', 'id')) AS id`,
+    );
+    return row!.id;
+  }
+
+  /** Inserts a product under an id from `reserveId`. */
+  async create(id: number, fields: ProductFields): Promise<ProductRow> {
     const columns = WRITABLE_COLUMNS.filter((column) => fields[column] !== undefined);
     const values = columns.map((column) => fields[column]);
-    const placeholders = columns.map((_, index) => `$${index + 1}`);
+    const placeholders = columns.map((_, index) => `$${index + 2}`);
     const [row] = await this.db.query<ProductRow>(
-      `INSERT INTO ${SERVING_SCHEMA}.products (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING ${PRODUCT_COLUMNS}`,
-      values,
+      `INSERT INTO ${SERVING_SCHEMA}.products (${['id', ...columns].join(', ')}) VALUES (${['$1', ...placeholders].join(', ')}) RETURNING ${PRODUCT_COLUMNS}`,
+      [id, ...values],
     );
     return row!;
   }

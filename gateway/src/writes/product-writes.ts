@@ -1,4 +1,5 @@
-import type { CatalogEvents } from '../events/catalog-events.js';
+import type { WriteAnnouncer } from '../coherence/write-announcer.js';
+import type { CatalogChange } from '../events/catalog-events.js';
 import type { ProductFields, ProductRepository, ProductRow } from '../repository/products.js';
 
 /**
@@ -8,39 +9,30 @@ import type { ProductFields, ProductRepository, ProductRow } from '../repository
 const LISTED_FIELDS = ['name', 'category', 'default_price'] as const;
 
 /**
- * Product writes, shared by REST and GraphQL: each one announces which product changed, and
- * whether list positions may have moved (ids added or removed, or a listed field changed). A
- * write answers once every subscriber is done (the response cache has evicted, here and in Redis).
+ * Product writes, shared by REST and GraphQL. Each runs inside its announcement
+ * (gateway/README.md, "Consistency", rule 4): what it touches is marked before the statement and
+ * confirmed after the commit, and the write answers only once no replica can serve what it
+ * replaced. A create reserves its id first, so its tags are known before it runs.
  */
 export class ProductWrites {
   constructor(
     private readonly products: ProductRepository,
-    private readonly events: CatalogEvents,
+    private readonly announcer: WriteAnnouncer,
   ) {}
 
   async create(fields: ProductFields): Promise<ProductRow> {
-    const row = await this.products.create(fields);
-    await this.changed(row.id, true);
-    return row;
+    const id = await this.products.reserveId();
+    return this.announcer.around(change(id, true), () => this.products.create(id, fields));
   }
 
-  async update(id: number, fields: ProductFields): Promise<ProductRow | null> {
-    const row = await this.products.update(id, fields);
-    if (row)
-      await this.changed(
-        id,
-        LISTED_FIELDS.some((field) => fields[field] !== undefined),
-      );
-    return row;
+  update(id: number, fields: ProductFields): Promise<ProductRow | null> {
+    const listChanged = LISTED_FIELDS.some((field) => fields[field] !== undefined);
+    return this.announcer.around(change(id, listChanged), () => this.products.update(id, fields));
   }
 
-  async delete(id: number): Promise<boolean> {
-    const deleted = await this.products.delete(id);
-    if (deleted) await this.changed(id, true);
-    return deleted;
-  }
-
-  private changed(id: number, listChanged: boolean): Promise<void> {
-    return this.events.emit('changed', { productIds: [id], listChanged, remote: false });
+  delete(id: number): Promise<boolean> {
+    return this.announcer.around(change(id, true), () => this.products.delete(id));
   }
 }
+
+const change = (id: number, listChanged: boolean): CatalogChange => ({ productIds: [id], listChanged });

@@ -8,24 +8,23 @@ const STATE = { closed: 0, open: 1, halfOpen: 2 } as const;
 /** Whether an error is the breaker refusing a call (Redis was not asked at all). */
 export const isCircuitOpen = (error: unknown): boolean => (error as { code?: unknown })?.code === 'EOPENBREAKER';
 
-/** Counts and logs a failed Redis operation of the cache (get, set, invalidate, subscribe, generation). */
+/** Counts and logs a failed Redis operation (get, set, subscribe, renew, …; apq_get and apq_set for persisted queries). */
 export type RedisFailureReport = (operation: string, error: unknown) => void;
 
 export function redisFailureReport(metrics: Metrics, logger: Logger): RedisFailureReport {
   return (operation, error) => {
-    // Reads and stores the open circuit refused never reached Redis: counted as rejections. An
-    // invalidation it refused is still a failure to deliver (and will be retried).
-    if (isCircuitOpen(error) && operation !== 'invalidate') return;
+    // Calls the open circuit refused never reached Redis: counted as rejections instead.
+    if (isCircuitOpen(error)) return;
     metrics.cacheErrors.inc({ backend: 'redis', operation });
     logger.debug({ err: error, operation }, 'redis cache operation failed');
   };
 }
 
 /**
- * Every Redis call of the response cache goes through one circuit breaker (opossum). Each call
- * is bounded by the connection's command timeout; once half of the recent calls (at least 5)
- * failed, the circuit opens and calls fail at once, so a stalled Redis costs requests nothing:
- * they are served from the in-process cache and Postgres. After `resetMs` one call probes
+ * Every Redis call on a request's path (cache lookups and stores, persisted queries) goes through
+ * one circuit breaker (opossum). Each call is bounded by the connection's command timeout; once
+ * half of the recent calls (at least 5) failed, the circuit opens and calls fail at once, so a
+ * stalled Redis costs requests nothing: they are served from Postgres. After `resetMs` one call probes
  * Redis (half-open): success closes the circuit, failure opens it again.
  */
 export class RedisBreaker {

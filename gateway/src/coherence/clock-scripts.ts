@@ -1,0 +1,131 @@
+import type { Redis, Result } from 'ioredis';
+
+/**
+ * The start of every coherence script (gateway/README.md, "Consistency", rule 3). KEYS[1] is the
+ * clock; ARGV[1] the run_id of the Redis server the caller's connection talks to, ARGV[2] a fresh
+ * random epoch, ARGV[3] the invalidation channel. The clock is taken as it is only if it exists
+ * and that very server vouched for it; otherwise a new clock is made with the fresh epoch and
+ * announced, which makes every older response and tag version invalid at once (after a restart,
+ * a flush, an eviction of the clock, a failover to a replica that missed writes). Time is Redis's
+ * own (TIME), so every lease is judged on one clock.
+ */
+export const CLOCK_PROLOGUE = `
+local CLOCK = KEYS[1]
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function new_clock(extra)
+  local born = now_ms()
+  redis.call('DEL', CLOCK)
+  redis.call('HSET', CLOCK, 'epoch', ARGV[2], 'seq', 0, 'server', ARGV[1], 'born', born, unpack(extra))
+  redis.call('PUBLISH', ARGV[3], cjson.encode({kind = 'epoch', epoch = ARGV[2], seq = 0}))
+  return ARGV[2], 0, born
+end
+local function ensure_clock()
+  local c = redis.call('HMGET', CLOCK, 'epoch', 'seq', 'server', 'born')
+  if c[1] and c[3] == ARGV[1] then return c[1], tonumber(c[2]), tonumber(c[4]) end
+  return new_clock({})
+end
+local function version_of(value, epoch)
+  if not value then return nil end
+  local e, s = string.match(value, '^(%x+):(%d+)$')
+  if e ~= epoch then return nil end
+  return tonumber(s)
+end
+`;
+
+/**
+ * One phase of a write's announcement (rule 4): KEYS[2..1+n] the tags' versions, KEYS[2+n..1+2n]
+ * their stored-response counts; ARGV[4] 'prepare' or 'confirm', [5] pending ms, [6] version TTL
+ * ms, [7] the write's LSN ('' for a prepare), [8..] the tags. One new seq; every tag's version
+ * set to it and its count dropped; a prepare marks the tags pending in the clock (stores refused
+ * until then), a confirm clears the marks; the phase is published. Returns {epoch, seq}.
+ */
+const ANNOUNCE = `${CLOCK_PROLOGUE}
+local epoch = ensure_clock()
+local seq = redis.call('HINCRBY', CLOCK, 'seq', 1)
+local pending_until = now_ms() + tonumber(ARGV[5])
+local n = #ARGV - 7
+local tags = {}
+for j = 1, n do
+  local tag = ARGV[7 + j]
+  tags[j] = tag
+  redis.call('SET', KEYS[1 + j], epoch .. ':' .. seq, 'PX', ARGV[6])
+  redis.call('DEL', KEYS[1 + n + j])
+  if ARGV[4] == 'prepare' then
+    redis.call('HSET', CLOCK, 'p:' .. tag, pending_until)
+  else
+    redis.call('HDEL', CLOCK, 'p:' .. tag)
+  end
+end
+local message = {kind = ARGV[4], epoch = epoch, seq = seq, tags = tags}
+if ARGV[4] == 'prepare' then message.pendingMs = tonumber(ARGV[5]) else message.lsn = ARGV[7] end
+redis.call('PUBLISH', ARGV[3], cjson.encode(message))
+return {epoch, seq}`;
+
+/**
+ * A member's lease (rule 5): ARGV[4] member id, [5] the epoch it knows, [6] the last seq it
+ * processed, [7] lease ms. Recorded only in the epoch the member knows. Returns {epoch, seq}.
+ */
+const RENEW = `${CLOCK_PROLOGUE}
+local epoch, seq = ensure_clock()
+if epoch == ARGV[5] then
+  redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6] .. ' ' .. (now_ms() + tonumber(ARGV[7])))
+end
+return {epoch, seq}`;
+
+/**
+ * Who may still serve what a write's confirm voids (rule 5): ARGV[4] the confirm's epoch, [5] its
+ * seq, [6] lease ms. Counts members holding a lease without having processed that seq; members
+ * gone for a minute are forgotten. Returns {waiting, young}: young is 1 when the clock is younger
+ * than a lease or not the confirm's any more (members of an older clock may hold leases nobody
+ * here can see).
+ */
+const UNACKNOWLEDGED = `${CLOCK_PROLOGUE}
+local epoch, _, born = ensure_clock()
+local now = now_ms()
+if epoch ~= ARGV[4] then return {0, 1} end
+local waiting = 0
+local fields = redis.call('HGETALL', CLOCK)
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if string.sub(name, 1, 2) == 'm:' then
+    local processed, lease_end = string.match(fields[i + 1], '^(%d+) (%d+)$')
+    lease_end = tonumber(lease_end)
+    if lease_end < now - 60000 then
+      redis.call('HDEL', CLOCK, name)
+    elseif lease_end > now and tonumber(processed) < tonumber(ARGV[5]) then
+      waiting = waiting + 1
+    end
+  end
+end
+local young = 0
+if now < born + tonumber(ARGV[6]) then young = 1 end
+return {waiting, young}`;
+
+/**
+ * A catalog swap (rule 9): ARGV[4] the swap id. The first script to see it replaces the clock
+ * with a new epoch; later ones find the id recorded. Returns the epoch.
+ */
+const SWAP = `${CLOCK_PROLOGUE}
+local epoch = ensure_clock()
+if redis.call('HGET', CLOCK, 'swap') == ARGV[4] then return epoch end
+return (new_clock({'swap', ARGV[4]}))`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    coherenceAnnounce(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
+    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
+    coherenceUnacknowledged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[number, number], Context>;
+    coherenceSwap(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string, Context>;
+  }
+}
+
+/** Registers the clock's scripts on a connection (sent as EVALSHA; the body once per connection). */
+export function defineClockScripts(redis: Redis): void {
+  redis.defineCommand('coherenceAnnounce', { lua: ANNOUNCE });
+  redis.defineCommand('coherenceRenew', { lua: RENEW });
+  redis.defineCommand('coherenceUnacknowledged', { lua: UNACKNOWLEDGED });
+  redis.defineCommand('coherenceSwap', { lua: SWAP });
+}

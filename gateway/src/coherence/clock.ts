@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type { SharedRedis } from '../redis/shared-redis.js';
+import { INVALIDATION_CHANNEL, REDIS_CLOCK_KEY, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
+import { defineClockScripts } from './clock-scripts.js';
+
+/** Thrown when the Redis server behind the connection is not known yet (just (re)connecting). */
+export class RedisServerUnknown extends Error {
+  constructor() {
+    super('redis server not identified yet');
+  }
+}
+
+/** A position in the invalidation history: the clock's epoch and a seq within it. */
+export interface ClockPosition {
+  epoch: string;
+  seq: number;
+}
+
+export type AnnouncePhase = 'prepare' | 'confirm';
+
+/**
+ * The coherence clock in Redis (gateway/README.md, "Consistency"), through its scripts. Every
+ * call names the server the connection talks to and brings a fresh epoch, used only if the clock
+ * must be made anew. Calls go straight to Redis, not through the request path's circuit
+ * breaker: they are how a member learns that Redis is back, and writes need them.
+ */
+export class RedisClock {
+  constructor(private readonly redis: SharedRedis) {
+    defineClockScripts(redis.client);
+  }
+
+  /** ARGV[1..3] of every coherence script. */
+  prologue(): [runId: string, freshEpoch: string, channel: string] {
+    const runId = this.redis.server.runId;
+    if (runId === undefined) throw new RedisServerUnknown();
+    return [runId, randomBytes(8).toString('hex'), INVALIDATION_CHANNEL];
+  }
+
+  async announce(
+    phase: AnnouncePhase,
+    tags: readonly string[],
+    { pendingMs, versionTtlMs, lsn }: { pendingMs: number; versionTtlMs: number; lsn: string },
+  ): Promise<ClockPosition> {
+    const keys = [REDIS_CLOCK_KEY, ...tags.map(redisTagVersionKey), ...tags.map(redisTagCountKey)];
+    const [epoch, seq] = await this.redis.client.coherenceAnnounce(
+      keys.length,
+      ...keys,
+      ...this.prologue(),
+      phase,
+      pendingMs,
+      versionTtlMs,
+      lsn,
+      ...tags,
+    );
+    return { epoch, seq: Number(seq) };
+  }
+
+  /** Records this member's lease and last processed seq (in the epoch it knows); returns where the clock is. */
+  async renew(member: string, known: ClockPosition | undefined, leaseMs: number): Promise<ClockPosition> {
+    const [epoch, seq] = await this.redis.client.coherenceRenew(
+      1,
+      REDIS_CLOCK_KEY,
+      ...this.prologue(),
+      member,
+      known?.epoch ?? '',
+      known?.seq ?? 0,
+      leaseMs,
+    );
+    return { epoch, seq: Number(seq) };
+  }
+
+  /** Members still holding a lease without having processed `confirm`, and whether older leases may exist. */
+  async unacknowledged(confirm: ClockPosition, leaseMs: number): Promise<{ waiting: number; young: boolean }> {
+    const [waiting, young] = await this.redis.client.coherenceUnacknowledged(
+      1,
+      REDIS_CLOCK_KEY,
+      ...this.prologue(),
+      confirm.epoch,
+      confirm.seq,
+      leaseMs,
+    );
+    return { waiting: Number(waiting), young: Number(young) === 1 };
+  }
+
+  /** Starts a new epoch for a catalog swap, once per swap id; returns the epoch now current. */
+  swap(swapId: string): Promise<string> {
+    return this.redis.client.coherenceSwap(1, REDIS_CLOCK_KEY, ...this.prologue(), swapId);
+  }
+}

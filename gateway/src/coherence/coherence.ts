@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { CatalogEvents } from '../events/catalog-events.js';
+import { observeCoherenceLease, type Metrics } from '../metrics/metrics.js';
+import type { SharedRedis } from '../redis/shared-redis.js';
+import { RedisClock, type ClockPosition } from './clock.js';
+import { Membership } from './membership.js';
+import { ReadRequirements } from './read-requirements.js';
+import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from './write-announcer.js';
+
+/**
+ * What the response cache and the writes ask of the coherence protocol (gateway/README.md,
+ * "Consistency"): whether this process may trust what it keeps in memory now, the position a
+ * read beginning now is stamped with, what responses must not have been read before, and how a
+ * write is announced.
+ */
+export interface Coherence {
+  /** Rule 5: the in-process cache may be served and filled, and replicas read. Always true without Redis. */
+  readonly leaseHeld: boolean;
+  /** Rule 2: where this process is in the invalidation history; undefined without Redis or before it first reached Redis. */
+  readonly position: ClockPosition | undefined;
+  /** The Redis clock, for the shared cache's scripts; undefined without Redis. */
+  readonly clock: RedisClock | undefined;
+  readonly requirements: ReadRequirements;
+  readonly writes: WriteAnnouncer;
+  /**
+   * Resolves once this process has joined the clock (so its first responses can be shared), or
+   * after `timeoutMs` if Redis cannot be reached: it then serves from Postgres until it can.
+   */
+  joined(timeoutMs: number): Promise<void>;
+  stop(): void;
+}
+
+export interface CoherenceOptions {
+  events: CatalogEvents;
+  /** Absent without Redis: one process, nothing to coordinate. */
+  redis: SharedRedis | undefined;
+  /** The primary's current WAL position; undefined without replicas. */
+  primaryLsn: (() => Promise<bigint>) | undefined;
+  /** REDIS_WRITE_WAIT_MS */
+  writeWaitMs: number;
+  /** How long a tag's version must outlive any response stored under it. */
+  versionTtlMs: number;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+export function startCoherence(options: CoherenceOptions): Coherence {
+  const { events, redis, primaryLsn, metrics, logger } = options;
+  const requirements = new ReadRequirements(events, primaryLsn, (error) =>
+    logger.warn({ err: error }, "cannot read the primary's WAL position: replicas stay out of use until it answers"),
+  );
+  if (!redis) {
+    return {
+      leaseHeld: true,
+      position: undefined,
+      clock: undefined,
+      requirements,
+      writes: new LocalWriteAnnouncer({ events, primaryLsn, logger }),
+      joined: async () => {},
+      stop: () => {},
+    };
+  }
+  const clock = new RedisClock(redis);
+  const membership = new Membership({
+    clock,
+    subscriber: redis.subscriber,
+    member: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    events,
+    logger,
+    onRedisError: redis.failed,
+    onReset: (reason) => metrics.coherenceResets.inc({ reason }),
+  });
+  const stopSwaps = followSwapsInRedis(events, clock, logger, redis.failed);
+  observeCoherenceLease(metrics, () => membership.leaseHeld);
+  return {
+    get leaseHeld() {
+      return membership.leaseHeld;
+    },
+    get position() {
+      return membership.processed;
+    },
+    clock,
+    requirements,
+    writes: new RedisWriteAnnouncer({
+      events,
+      primaryLsn,
+      logger,
+      clock,
+      waitMs: options.writeWaitMs,
+      versionTtlMs: options.versionTtlMs,
+      onRedisError: redis.failed,
+      observeAckWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
+    }),
+    async joined(timeoutMs) {
+      const timeout = sleep(timeoutMs, undefined, { ref: false });
+      await Promise.race([membership.firstLease, timeout]);
+    },
+    stop() {
+      membership.stop();
+      stopSwaps();
+    },
+  };
+}
+
+/**
+ * Rule 9: a catalog swap starts a new epoch in Redis, once per swap id (an unknown swap — the
+ * listener reconnected — always does). Retried until Redis takes it: until then other replicas
+ * may still take responses of the old catalog from Redis.
+ */
+function followSwapsInRedis(
+  events: CatalogEvents,
+  clock: RedisClock,
+  logger: Logger,
+  onRedisError: (operation: string, error: unknown) => void,
+): () => void {
+  let stopped = false;
+  events.on('swapped', async ({ swapId }) => {
+    const id = swapId ?? `unknown-${randomBytes(8).toString('hex')}`;
+    for (let delayMs = 100; !stopped; delayMs = Math.min(delayMs * 2, 2_000)) {
+      try {
+        const epoch = await clock.swap(id);
+        logger.info({ swapId: id, epoch }, 'catalog swap: responses cached in Redis before it are void');
+        return;
+      } catch (error) {
+        onRedisError('swap', error);
+      }
+      await sleep(delayMs);
+    }
+  });
+  return () => {
+    stopped = true;
+  };
+}

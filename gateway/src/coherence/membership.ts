@@ -1,0 +1,174 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CatalogEvents } from '../events/catalog-events.js';
+import { changeOfTags } from '../events/change-tags.js';
+import { INVALIDATION_CHANNEL } from '../redis/keys.js';
+import type { ClockPosition, RedisClock } from './clock.js';
+
+/** How long a lease lasts, by Redis's clock: the longest a write waits for a member that does not answer. */
+export const LEASE_MS = 1_000;
+/** How often a member renews its lease (and learns where the clock is). */
+const RENEW_EVERY_MS = 250;
+/** Taken off the local lease: timers fire late, and the local clock is not Redis's. */
+const LEASE_MARGIN_MS = 50;
+
+/** A message on the invalidation channel (see clock-scripts.ts). */
+export type InvalidationMessage =
+  | { kind: 'epoch'; epoch: string; seq: number }
+  | { kind: 'prepare'; epoch: string; seq: number; tags: string[]; pendingMs: number }
+  | { kind: 'confirm'; epoch: string; seq: number; tags: string[]; lsn: string };
+
+export interface MembershipOptions {
+  clock: RedisClock;
+  subscriber: Redis;
+  member: string;
+  events: CatalogEvents;
+  logger: Logger;
+  /** A Redis call of the protocol failed (renew, subscribe): counted by the caller. */
+  onRedisError: (operation: string, error: unknown) => void;
+  /** Counts what made this member drop everything it kept (metrics). */
+  onReset: (reason: 'epoch' | 'gap') => void;
+}
+
+/**
+ * This process as a member of the coherence protocol (gateway/README.md, "Consistency", rules 5
+ * and 6): it hears every invalidation, in order, and turns it into catalog events; it reports the
+ * last one it processed with its lease, which writers wait for; and it knows whether its lease
+ * holds, i.e. whether what it keeps in memory may be trusted. A skipped message, Redis found
+ * ahead at two renewals in a row, or a new epoch: it emits `missed` and starts from where Redis is.
+ */
+export class Membership {
+  private position: ClockPosition | undefined;
+  /** performance.now() until which the in-process cache may be trusted. */
+  private leaseUntil = 0;
+  /** Redis's seq at the last renewal that found it ahead of what was processed. */
+  private aheadSeq: number | undefined;
+  private readonly renewTimer: NodeJS.Timeout;
+  private renewing: Promise<void> | undefined;
+  private renewAgain = false;
+  /** Messages are processed one at a time, in arrival order. */
+  private processing: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private leaseGranted!: () => void;
+  /** Resolves once this member first holds its lease (it has reached Redis and joined the clock). */
+  readonly firstLease = new Promise<void>((resolve) => (this.leaseGranted = resolve));
+
+  constructor(private readonly options: MembershipOptions) {
+    const { subscriber, logger } = options;
+    subscriber.on('ready', () => {
+      subscriber.subscribe(INVALIDATION_CHANNEL).catch((error) => options.onRedisError('subscribe', error));
+    });
+    subscriber.on('message', (_channel, text) => {
+      let message: InvalidationMessage;
+      try {
+        message = JSON.parse(text) as InvalidationMessage;
+      } catch (error) {
+        logger.warn({ err: error, message: text }, 'ignoring malformed invalidation message');
+        return;
+      }
+      this.processing = this.processing.then(() => this.process(message));
+    });
+    this.renewTimer = setInterval(() => this.renew(), RENEW_EVERY_MS);
+    this.renewTimer.unref();
+    this.renew();
+  }
+
+  /** Whether this process's lease holds: its in-process cache and replica reads may be trusted now. */
+  get leaseHeld(): boolean {
+    return performance.now() < this.leaseUntil;
+  }
+
+  /** Where this member is in the invalidation history (undefined before it first reached Redis). */
+  get processed(): ClockPosition | undefined {
+    return this.position;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.renewTimer);
+  }
+
+  /** Renews now (coalesced: a renewal in flight is followed by one more). */
+  renew(): void {
+    if (this.stopped) return;
+    if (this.renewing) {
+      this.renewAgain = true;
+      return;
+    }
+    this.renewing = this.renewOnce().finally(() => {
+      this.renewing = undefined;
+      if (this.renewAgain) {
+        this.renewAgain = false;
+        this.renew();
+      }
+    });
+  }
+
+  private async renewOnce(): Promise<void> {
+    const sentAt = performance.now();
+    let clock: ClockPosition;
+    try {
+      clock = await this.options.clock.renew(this.options.member, this.position, LEASE_MS);
+    } catch (error) {
+      this.options.onRedisError('renew', error);
+      return;
+    }
+    await this.processing;
+    const known = this.position;
+    if (!known || clock.epoch !== known.epoch || clock.seq < known.seq) {
+      await this.restartAt(clock, 'epoch');
+      // Registered in the new epoch by the next renewal, which may then grant the lease.
+      this.renewAgain = true;
+      return;
+    }
+    if (clock.seq > known.seq) {
+      // Ahead once is a message on its way; still ahead of that at the next renewal, it was lost.
+      if (this.aheadSeq === undefined || known.seq >= this.aheadSeq) {
+        this.aheadSeq = clock.seq;
+        return;
+      }
+      this.options.logger.warn({ processed: known.seq, redis: clock.seq }, 'invalidations were not heard: dropping what is kept');
+      await this.restartAt(clock, 'gap');
+      this.renewAgain = true;
+      return;
+    }
+    this.aheadSeq = undefined;
+    this.leaseUntil = sentAt + LEASE_MS - LEASE_MARGIN_MS;
+    this.leaseGranted();
+  }
+
+  private async process(message: InvalidationMessage): Promise<void> {
+    const known = this.position;
+    if (message.kind === 'epoch') {
+      if (!known || message.epoch !== known.epoch) await this.restartAt(message, 'epoch');
+      return;
+    }
+    if (!known || message.epoch !== known.epoch) {
+      await this.restartAt({ epoch: message.epoch, seq: message.seq - 1 }, 'epoch');
+    } else if (message.seq <= known.seq) {
+      return;
+    } else if (message.seq > known.seq + 1) {
+      this.options.logger.warn({ heard: message.seq, expected: known.seq + 1 }, 'missed an invalidation: dropping what is kept');
+      await this.restartAt({ epoch: message.epoch, seq: message.seq - 1 }, 'gap');
+    }
+    await this.emitFor(message);
+    this.position = { epoch: message.epoch, seq: message.seq };
+    // The acknowledgement a writer waits for.
+    if (message.kind === 'confirm') this.renew();
+  }
+
+  private async emitFor(message: Exclude<InvalidationMessage, { kind: 'epoch' }>): Promise<void> {
+    const change = changeOfTags(message.tags);
+    if (message.kind === 'prepare') await this.options.events.emit('changing', { ...change, pendingMs: message.pendingMs });
+    else await this.options.events.emit('changed', { ...change, lsn: message.lsn === '' ? undefined : BigInt(message.lsn) });
+  }
+
+  /** Drops everything kept (it may predate what was missed) and continues from `position`; the lease waits for the next renewal. */
+  private async restartAt(position: ClockPosition, reason: 'epoch' | 'gap'): Promise<void> {
+    this.leaseUntil = 0;
+    this.aheadSeq = undefined;
+    if (this.position) this.options.onReset(reason);
+    this.position = { epoch: position.epoch, seq: position.seq };
+    await this.options.events.emit('missed', {});
+  }
+}

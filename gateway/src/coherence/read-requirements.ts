@@ -1,0 +1,95 @@
+import type { CatalogEvents } from '../events/catalog-events.js';
+import { tagsOfChange } from '../events/change-tags.js';
+
+/** Past this many remembered tags, they are folded into the floor (conservative: replicas must reach the newest). */
+const MOST_REMEMBERED_TAGS = 50_000;
+
+/**
+ * What a response must not have been read before, as this process knows it (gateway/README.md,
+ * "Consistency", rules 4, 7, 8, 9): the tags of writes in flight (pending: announced, not
+ * committed yet), the primary's WAL position each committed write needs a streaming replica to
+ * have replayed, and a floor every replica read must reach (raised when changes may have been
+ * missed, or a new catalog was swapped in). Fed by the catalog events; asked by the response cache.
+ */
+export class ReadRequirements {
+  private readonly pendingUntil = new Map<string, number>();
+  /** Each written tag's newest write position, oldest first. */
+  private readonly neededLsn = new Map<string, bigint>();
+  private floor = 0n;
+  /** Floor raises still waiting for the primary's position: no replica may answer meanwhile. */
+  private floorRaisesInFlight = 0;
+
+  /**
+   * @param primaryLsn the primary's current WAL position; undefined when there are no replicas
+   *   to route to (then positions are neither needed nor asked for)
+   */
+  constructor(
+    events: CatalogEvents,
+    private readonly primaryLsn: (() => Promise<bigint>) | undefined,
+    private readonly onFloorError: (error: unknown) => void,
+  ) {
+    events.on('changing', (change) => {
+      const until = performance.now() + change.pendingMs;
+      for (const tag of tagsOfChange(change)) this.pendingUntil.set(tag, until);
+    });
+    events.on('changed', (change) => {
+      for (const tag of tagsOfChange(change)) {
+        this.pendingUntil.delete(tag);
+        if (change.lsn !== undefined) this.need(tag, change.lsn);
+      }
+    });
+    events.on('missed', () => this.raiseFloor());
+    events.on('swapped', () => this.raiseFloor());
+  }
+
+  /** Whether a write announced here may be committing now to one of `tags`. */
+  anyPending(tags: Iterable<string>): boolean {
+    if (this.pendingUntil.size === 0) return false;
+    const now = performance.now();
+    for (const tag of tags) {
+      const until = this.pendingUntil.get(tag);
+      if (until === undefined) continue;
+      if (until > now) return true;
+      this.pendingUntil.delete(tag);
+    }
+    return false;
+  }
+
+  /** Whether a response with `tags`, read from a replica that had replayed up to `replayed`, may be used. */
+  replicaMayAnswer(tags: Iterable<string>, replayed: bigint): boolean {
+    if (this.floorRaisesInFlight > 0 || replayed < this.floor) return false;
+    const list = [...tags];
+    if (this.anyPending(list)) return false;
+    return list.every((tag) => (this.neededLsn.get(tag) ?? 0n) <= replayed);
+  }
+
+  private need(tag: string, lsn: bigint): void {
+    const known = this.neededLsn.get(tag);
+    if (known !== undefined && known >= lsn) return;
+    this.neededLsn.delete(tag);
+    this.neededLsn.set(tag, lsn);
+    if (this.neededLsn.size > MOST_REMEMBERED_TAGS) {
+      for (const needed of this.neededLsn.values()) if (needed > this.floor) this.floor = needed;
+      this.neededLsn.clear();
+    }
+  }
+
+  /** Until the primary says where it is now, no replica answers; then none behind that does. */
+  private raiseFloor(): void {
+    if (!this.primaryLsn) return;
+    this.floorRaisesInFlight += 1;
+    void this.primaryLsn()
+      .then((lsn) => {
+        if (lsn > this.floor) this.floor = lsn;
+        this.floorRaisesInFlight -= 1;
+      })
+      .catch((error: unknown) => {
+        // The primary is unreachable: keep replicas out until a later raise succeeds.
+        this.onFloorError(error);
+        setTimeout(() => {
+          this.floorRaisesInFlight -= 1;
+          this.raiseFloor();
+        }, 1_000).unref();
+      });
+  }
+}

@@ -1,0 +1,162 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { ServiceUnavailableError } from '../errors.js';
+import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
+import { tagsOfChange } from '../events/change-tags.js';
+import type { ClockPosition, RedisClock } from './clock.js';
+import { LEASE_MS } from './membership.js';
+
+/**
+ * How long a write's tags stay pending when its confirm never reaches Redis. A write answers at
+ * the latest this long (plus a lease) after its prepare, when no store can predate it any more.
+ */
+export const PENDING_MS = 10_000;
+
+/** Runs a write between the two phases of its announcement (gateway/README.md, "Consistency", rule 4). */
+export interface WriteAnnouncer {
+  /**
+   * Announces that `change` is about to happen, runs `write`, announces that it happened, and
+   * resolves (or rejects with the write's own error) once no replica can serve what it replaced.
+   */
+  around<T>(change: CatalogChange, write: () => Promise<T>): Promise<T>;
+}
+
+export interface WriteAnnouncerOptions {
+  events: CatalogEvents;
+  /** The primary's WAL position after a commit; undefined without replicas to route reads to. */
+  primaryLsn: (() => Promise<bigint>) | undefined;
+  logger: Logger;
+}
+
+/** The write's WAL position for replicas, or undefined when unknown (readers then raise their floor instead). */
+async function positionAfterCommit({ primaryLsn, logger }: WriteAnnouncerOptions): Promise<bigint | undefined> {
+  if (!primaryLsn) return undefined;
+  try {
+    return await primaryLsn();
+  } catch (error) {
+    logger.warn({ err: error }, "could not read the primary's WAL position after a write: replicas wait for the primary's next one");
+    return undefined;
+  }
+}
+
+/** One process, no Redis: the write's effects are this process's events. */
+export class LocalWriteAnnouncer implements WriteAnnouncer {
+  constructor(private readonly options: WriteAnnouncerOptions) {}
+
+  async around<T>(change: CatalogChange, write: () => Promise<T>): Promise<T> {
+    await this.options.events.emit('changing', { ...change, pendingMs: PENDING_MS });
+    try {
+      return await write();
+    } finally {
+      await this.options.events.emit('changed', { ...change, lsn: await positionAfterCommit(this.options) });
+    }
+  }
+}
+
+export interface RedisWriteAnnouncerOptions extends WriteAnnouncerOptions {
+  clock: RedisClock;
+  /** How long the prepare may wait for Redis before the write is refused (REDIS_WRITE_WAIT_MS). */
+  waitMs: number;
+  /** How long a tag's version outlives any response stored under it. */
+  versionTtlMs: number;
+  onRedisError: (operation: string, error: unknown) => void;
+  /** How long writes waited for other members, after the commit (metrics). */
+  observeAckWait: (seconds: number) => void;
+}
+
+/**
+ * Writes announced through the Redis clock: prepare (or refuse the write), the write, confirm,
+ * then wait until every member has processed the confirm or lost its lease.
+ */
+export class RedisWriteAnnouncer implements WriteAnnouncer {
+  constructor(private readonly options: RedisWriteAnnouncerOptions) {}
+
+  async around<T>(change: CatalogChange, write: () => Promise<T>): Promise<T> {
+    const { clock, versionTtlMs, waitMs } = this.options;
+    const tags = tagsOfChange(change);
+    const prepared = await this.retried(
+      'prepare',
+      () => clock.announce('prepare', tags, { pendingMs: PENDING_MS, versionTtlMs, lsn: '' }),
+      performance.now() + waitMs,
+    );
+    if (!prepared) {
+      throw new ServiceUnavailableError(
+        `the cache could not be told of this write (Redis did not answer within ${waitMs} ms): nothing was written`,
+        1,
+      );
+    }
+    const preparedAt = performance.now();
+    // Applied here at once; its message, heard later, changes nothing more.
+    await this.options.events.emit('changing', { ...change, pendingMs: PENDING_MS });
+    // Whatever the write's outcome (an error may come after a commit), its tags are confirmed.
+    let outcome: { result: T } | { error: unknown };
+    try {
+      outcome = { result: await write() };
+    } catch (error) {
+      outcome = { error };
+    }
+    const lsn = await positionAfterCommit(this.options);
+    await this.options.events.emit('changed', { ...change, lsn });
+    await this.confirm(tags, lsn, preparedAt + PENDING_MS + LEASE_MS);
+    if ('error' in outcome) throw outcome.error;
+    return outcome.result;
+  }
+
+  /**
+   * Confirms in Redis and waits for the members; or, when Redis does not take the confirm, waits
+   * until the pending marks and every lease granted before have run out (then no replica can
+   * store or serve what the write replaced), and keeps trying to confirm in the background.
+   */
+  private async confirm(tags: string[], lsn: bigint | undefined, giveUpAt: number): Promise<void> {
+    const { clock, versionTtlMs } = this.options;
+    const confirmOnce = () => clock.announce('confirm', tags, { pendingMs: 0, versionTtlMs, lsn: lsn?.toString() ?? '' });
+    const confirmed = await this.retried('confirm', confirmOnce, giveUpAt);
+    if (!confirmed) {
+      await sleep(Math.max(0, giveUpAt - performance.now()));
+      this.options.logger.error(
+        { tags },
+        "Redis never took a write's confirm: it answered after its pending marks ran out; retrying the confirm",
+      );
+      void this.retried('confirm', confirmOnce, performance.now() + 10 * PENDING_MS);
+      return;
+    }
+    const started = performance.now();
+    await this.untilAcknowledged(confirmed, started + LEASE_MS);
+    this.options.observeAckWait((performance.now() - started) / 1_000);
+  }
+
+  /**
+   * Until every member of the clock processed `confirmed` (and the clock is older than a lease),
+   * or, at the latest, until `deadline`: a lease granted before the confirm's answer arrived ends
+   * by then whatever Redis says (rule 5).
+   */
+  private async untilAcknowledged(confirmed: ClockPosition, deadline: number): Promise<void> {
+    let delayMs = 1;
+    while (performance.now() < deadline) {
+      try {
+        const { waiting, young } = await this.options.clock.unacknowledged(confirmed, LEASE_MS);
+        if (waiting === 0 && !young) return;
+      } catch (error) {
+        this.options.onRedisError('acknowledgements', error);
+      }
+      await sleep(Math.min(delayMs, Math.max(0, deadline - performance.now())));
+      delayMs = Math.min(delayMs * 2, 50);
+    }
+  }
+
+  /** `call` until it succeeds or `deadline` passes (undefined then), backing off between attempts. */
+  private async retried<R>(operation: string, call: () => Promise<R>, deadline: number): Promise<R | undefined> {
+    let delayMs = 50;
+    for (;;) {
+      try {
+        return await call();
+      } catch (error) {
+        this.options.onRedisError(operation, error);
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) return undefined;
+      await sleep(Math.min(delayMs, left));
+      delayMs = Math.min(delayMs * 2, 500);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { hash } from 'node:crypto';
+
+/**
+ * Every Redis key and channel the gateway uses. The coherence protocol's keys carry its version
+ * (3), so replicas of an older version, side by side in a rolling update, never read or write them.
+ */
+const PROTOCOL = 'catalog:3';
+
+/** The coherence clock: epoch, invalidation sequence, server identity, members' leases, pending tags. */
+export const REDIS_CLOCK_KEY = `${PROTOCOL}:clock`;
+
+/** Where every invalidation (prepare, confirm) and every new epoch is published. */
+export const INVALIDATION_CHANNEL = `${PROTOCOL}:invalidations`;
+
+/** A tag's version: the `epoch:seq` of its last invalidation (or of the first store that needed one). */
+export const redisTagVersionKey = (tag: string): string => `${PROTOCOL}:tag:${tag}`;
+
+/** How many responses were stored under a tag since its last invalidation (the per-tag cap). */
+export const redisTagCountKey = (tag: string): string => `${PROTOCOL}:tagcount:${tag}`;
+
+/** A response, by its cache key: hashed so that keys of any length make bounded Redis keys. */
+export const redisResponseKey = (cacheKey: string): string => `${PROTOCOL}:response:${hash('sha1', cacheKey, 'base64url')}`;
+
+/** A persisted query's text by its SHA-256: not part of the catalog, so no epoch voids it. */
+export const redisPersistedQueryKey = (sha256Hash: string): string => `catalog:apq:${sha256Hash}`;

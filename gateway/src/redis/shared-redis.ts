@@ -1,0 +1,58 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { RedisBreaker, redisFailureReport, type RedisFailureReport } from './breaker.js';
+import { connectRedis, ServerIdentity, type RedisSettings } from './connection.js';
+
+/**
+ * The one Redis of a gateway process, shared by the response cache, the coherence protocol, the
+ * persisted queries and the rate limits: a command connection with its server identity, a
+ * connection in subscriber mode, and the circuit breaker that request paths go through.
+ */
+export interface SharedRedis {
+  client: Redis;
+  /** In subscriber mode: only (P)SUBSCRIBE and friends may be sent on it. */
+  subscriber: Redis;
+  server: ServerIdentity;
+  breaker: RedisBreaker;
+  failed: RedisFailureReport;
+  close(): Promise<void>;
+}
+
+/** Redis as configured: by URL, or through Sentinels; undefined when neither is set. */
+export function redisSettingsOf(config: Config): RedisSettings | undefined {
+  const { REDIS_URL, REDIS_SENTINELS, REDIS_SENTINEL_MASTER, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD, REDIS_COMMAND_TIMEOUT_MS } = config;
+  const commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS;
+  if (REDIS_URL) return { location: { url: REDIS_URL, password: REDIS_PASSWORD }, commandTimeoutMs };
+  if (REDIS_SENTINELS.length === 0) return undefined;
+  return {
+    location: {
+      sentinels: REDIS_SENTINELS,
+      masterName: REDIS_SENTINEL_MASTER,
+      password: REDIS_PASSWORD,
+      sentinelPassword: REDIS_SENTINEL_PASSWORD,
+    },
+    commandTimeoutMs,
+  };
+}
+
+export function connectSharedRedis(settings: RedisSettings, metrics: Metrics, logger: Logger): SharedRedis {
+  const client = connectRedis(settings, logger, 'commands');
+  const subscriber = connectRedis(settings, logger, 'subscriber');
+  const breaker = new RedisBreaker(metrics, logger);
+  return {
+    client,
+    subscriber,
+    server: new ServerIdentity(client),
+    breaker,
+    failed: redisFailureReport(metrics, logger),
+    async close() {
+      breaker.shutdown();
+      await Promise.all([client, subscriber].map(quitRedis));
+    },
+  };
+}
+
+// quit() flushes politely; when Redis is away it fails, and disconnect() stops the reconnect loop.
+const quitRedis = (connection: Redis): Promise<unknown> => connection.quit().catch(() => connection.disconnect());
