@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Result } from 'ioredis';
 import type { Logger } from 'pino';
-import type { SharedRedis } from '../cache/create-cache.js';
-import { isCircuitOpen } from '../cache/redis-breaker.js';
+import type { SharedRedis } from '../redis/shared-redis.js';
+import { isCircuitOpen } from '../redis/breaker.js';
+import { redisClientUsageKey } from '../redis/keys.js';
 import type { LimitsMetrics } from './limits-metrics.js';
 import type { ClientUsage, TouchedUsages, WindowCounters } from './window-counters.js';
 
@@ -39,10 +40,6 @@ declare module 'ioredis' {
 
 /** Clients per script call: one call runs atomically in Redis, so a long list is split. */
 const CLIENTS_PER_CALL = 500;
-
-/** Redis key of a client's counters in one window (the window's length is part of it: replicas mid-change never mix). */
-export const redisUsageKey = (windowMs: number, window: number, clientKey: string): string =>
-  `catalog:limits:${windowMs / 1_000}:${window}:${clientKey}`;
 
 /**
  * Every `intervalMs`, records in Redis this replica's counts of the clients it counted since the
@@ -94,7 +91,7 @@ export class RedisCounterSync {
 
   private async record(batch: TouchedUsages): Promise<void> {
     const { window, usages } = batch;
-    const keys = usages.map((usage) => redisUsageKey(this.counters.windowMs, window, usage.client.key));
+    const keys = usages.map((usage) => redisClientUsageKey(this.counters.windowMs / 1_000, window, usage.client.key));
     const counts = usages.flatMap((usage) => [usage.ownRequests, usage.ownCost]);
     try {
       const others = await this.redis.breaker.run(() =>
