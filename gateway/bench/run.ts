@@ -78,9 +78,9 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
-  // --variants: a gateway per feature switched on, each on a Redis database of its own.
+  // --variants: a gateway per feature switched on, and a control, each on a Redis database of its own.
   const variants: Array<{ target: VariantTarget; server: ServerProcess }> = [];
-  for (const [index, name] of options.variants.entries()) {
+  for (const [index, name] of (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).entries()) {
     const { target, env } = VARIANTS[name];
     const server = await startGateway({
       databaseUrl: dataset.databaseUrl,
