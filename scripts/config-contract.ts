@@ -18,9 +18,11 @@ type EnvName = keyof typeof CONFIG_DOCS;
 /** Variables the chart sets from other values (or never needs). */
 const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   DATABASE_URL: 'postgresql / externalDatabase',
+  DATABASE_READ_URLS: 'postgresql.readReplicas / externalDatabase.readUrls',
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
   GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
+  OTEL_EXPORTER_OTLP_ENDPOINT: "tracing.otlpEndpoint, or the chart's own Jaeger (tracing.jaeger.enabled)",
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
@@ -35,7 +37,7 @@ const CHART_NOTES: Partial<Record<EnvName, string>> = {
   PORT: 'Also the container port; the Service targets it by name.',
   CACHE_MAX_BYTES:
     'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (560 MiB in 1Gi), or the gateway refuses to start.',
-  DB_POOL_MAX: 'Keep maxReplicas × (this + 1) below postgresql.maxConnections.',
+  DB_POOL_MAX: "Keep maxReplicas × (this + 2) below postgresql.maxConnections, and below each read replica's max_connections.",
   SHUTDOWN_GRACE_MS: 'terminationGracePeriodSeconds is derived from it (plus preStopSleepSeconds and a margin).',
 };
 

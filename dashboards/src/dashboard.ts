@@ -7,11 +7,13 @@ import { httpRow } from './rows/http.js';
 import { k6Row } from './rows/k6.js';
 import { kubernetesRow } from './rows/kubernetes.js';
 import { processRow } from './rows/process.js';
+import { readReplicasRow } from './rows/read-replicas.js';
+import { coherenceRow } from './rows/coherence.js';
 import { datasourceVariable, namespaceVariable, operationVariable, routeVariable } from './variables.js';
 
 export const DASHBOARD_UID = 'catalog-gateway';
 
-const ROWS: DashboardRow[] = [httpRow, graphqlRow, dataPathRow, processRow, kubernetesRow, k6Row];
+const ROWS: DashboardRow[] = [httpRow, graphqlRow, dataPathRow, coherenceRow, readReplicasRow, processRow, kubernetesRow, k6Row];
 
 /** The catalog-gateway Grafana dashboard, as provisioned by the chart. */
 export function buildDashboard(): dashboard.Dashboard {

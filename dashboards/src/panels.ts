@@ -18,6 +18,8 @@ export const DATASOURCE: dashboard.DataSourceRef = { type: 'prometheus', uid: '$
 export interface Query {
   expr: string;
   legend: string;
+  /** Show the exemplars of the query's histogram: points that open their request's trace. */
+  exemplars?: boolean;
 }
 
 export interface PanelSpec {
@@ -34,14 +36,15 @@ const DEFAULT_WIDTH = 8;
 const REF_IDS = 'ABCDEFGHIJ';
 
 function targets(queries: Query[]): DataqueryBuilder[] {
-  return queries.map((query, index) =>
-    new DataqueryBuilder()
+  return queries.map((query, index) => {
+    const target = new DataqueryBuilder()
       .datasource(DATASOURCE)
       .refId(REF_IDS[index] ?? `Q${index}`)
       .expr(query.expr)
       .legendFormat(query.legend)
-      .range(),
-  );
+      .range();
+    return query.exemplars ? target.exemplar(true) : target;
+  });
 }
 
 export function timeseriesPanel(spec: PanelSpec): timeseries.PanelBuilder {
@@ -59,7 +62,11 @@ export function timeseriesPanel(spec: PanelSpec): timeseries.PanelBuilder {
     .targets(targets(spec.queries));
 }
 
-/** p50 / p95 / p99 of a latency histogram, one line per quantile and `by` group. */
+/**
+ * p50 / p95 / p99 of a latency histogram, one line per quantile and `by` group. The p95 query
+ * shows the histogram's exemplars (traced requests, while the gateway traces): a point opens its
+ * trace through the Prometheus data source's exemplar link.
+ */
 export function latencyQuantilesPanel(spec: Omit<PanelSpec, 'queries' | 'unit'> & { histogram: string; selector: string; by: string }) {
   return timeseriesPanel({
     ...spec,
@@ -67,6 +74,7 @@ export function latencyQuantilesPanel(spec: Omit<PanelSpec, 'queries' | 'unit'> 
     queries: [0.5, 0.95, 0.99].map((q) => ({
       expr: quantile(q, spec.histogram, spec.selector, [spec.by]),
       legend: `{{${spec.by}}} p${Math.round(q * 100)}`,
+      exemplars: q === 0.95,
     })),
   });
 }

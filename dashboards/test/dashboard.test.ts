@@ -75,3 +75,15 @@ test('the dashboard covers every signal the issue asks for', () => {
     );
   }
 });
+
+test('the p95 latency queries show their exemplars (traced requests), and only those', () => {
+  const withExemplars = queryPanels(buildDashboard()).flatMap((panel) =>
+    (panel.targets ?? [])
+      .filter((target) => (target as { exemplar?: boolean }).exemplar)
+      .map((target) => `${panel.title}: ${(target as { legendFormat?: string }).legendFormat}`),
+  );
+  assert.deepEqual(withExemplars, [
+    'Latency p50 / p95 / p99 by route: {{route}} p95',
+    'Operation latency p50 / p95 / p99: {{operation_name}} p95',
+  ]);
+});

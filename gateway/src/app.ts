@@ -1,10 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
+import { EdgeLookup } from './cache/edge/edge-lookup.js';
+import { EdgeResponder } from './cache/edge/edge-responder.js';
+import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
-import { Database } from './db/database.js';
+import { createReadTargets, targetNames } from './db/read-targets.js';
 import { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
@@ -14,7 +17,6 @@ import { CatalogEvents } from './events/catalog-events.js';
 import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
 import { installGracefulClose } from './http/graceful-close.js';
 import { CorsPolicy, installCors } from './http/cors.js';
-import { createServerWithHotLane } from './http/hot-lane.js';
 import { createRequestIds } from './http/request-ids.js';
 import { formatValidationError, installErrorHandler } from './http/error-handler.js';
 import { answerClientError } from './http/client-errors.js';
@@ -22,19 +24,20 @@ import { installUtf8JsonParser } from './http/json-body.js';
 import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { FailureLog } from './http/failure-log.js';
 import { installOpenApi } from './http/openapi.js';
+import { parseQueryString } from './http/query-string.js';
 import { installRequestLog } from './http/request-log.js';
+import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
-import { createSharedBatchers } from './loaders/shared-batchers.js';
-import { createMetrics, observePool } from './metrics/metrics.js';
 import { createClientLimits, installClientLimits } from './limits/client-limits.js';
+import { createMetrics, observePools } from './metrics/metrics.js';
+import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { ProductPager } from './paging/product-pager.js';
-import { CacheHits, catalogCache } from './plugins/catalog-cache.js';
-import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
 import { connectSharedRedis, redisSettingsOf } from './redis/shared-redis.js';
+import { tracingServer } from './telemetry/request-spans.js';
 import { ProductWrites } from './writes/product-writes.js';
 
 declare module 'fastify' {
@@ -66,18 +69,20 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     );
   }
   const metrics = createMetrics();
-  const db = new Database({
-    url: config.DATABASE_URL,
-    poolMax: config.DB_POOL_MAX,
-    acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
-    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    maxQueue: config.DB_QUEUE_MAX,
-    maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
-    onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
-    logger,
-  });
-  observePool(metrics, db.pool);
-  const repositories = createRepositories(db);
+  // The primary, and the streaming replicas reads may use: a pool, batchers and repositories each.
+  const readCounters = createReadTargetCounters(metrics.registry, targetNames(config));
+  const reads = createReadTargets(
+    { ...config, DATABASE_URL: config.DATABASE_URL },
+    {
+      counters: readCounters,
+      observeBatch: (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size),
+      onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
+      logger,
+    },
+  );
+  observePools(metrics, [reads.primary.db, ...reads.replicas.map((replica) => replica.db)]);
+  observeReadTargets(metrics.registry, reads, config.DATABASE_READ_MAX_LAG_MS);
+  const { db, repositories } = reads.primary;
   // What happens to the catalog (writes, catalog swaps, changes heard from other replicas):
   // the response cache and the pager each subscribe.
   const events = new CatalogEvents();
@@ -87,7 +92,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const coherence = startCoherence({
     events,
     redis,
-    primaryLsn: undefined,
+    reads,
+    onReread: () => readCounters.fallback('behind_writes'),
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     metrics,
@@ -99,13 +105,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
+  const edge = { lookup: new EdgeLookup(cache), responder: new EdgeResponder(metrics, logger, lifecycle, cors) };
   const services: Services = {
     config,
     db,
     repositories,
-    batchers: createSharedBatchers(repositories, (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size)),
+    reads,
     pager,
     cache,
+    edge,
     persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
     trustedDocuments,
     writes: new ProductWrites(repositories.products, coherence.writes),
@@ -113,9 +121,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     limits: createClientLimits(config, redis, metrics, logger, { cors, requestIdOf, lifecycle }),
   };
 
-  const cacheHits = new CacheHits(cache, metrics, logger, lifecycle, cors);
   const app = Fastify({
-    serverFactory: createServerWithHotLane(cacheHits, requestIdOf, services.limits),
+    serverFactory: tracingServer(
+      createServerWithHotLane(edge.lookup, edge.responder, requestIdOf, services.limits, serverTimeouts(config)),
+    ),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
@@ -126,17 +135,16 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     schemaErrorFormatter: formatValidationError,
     // Longer than any URL Node accepts (its 16 KiB header limit answers 431 first), so an overlong
     // id is the route's 400 naming the parameter, not the router's 414 of its own 100-character limit.
-    routerOptions: { maxParamLength: 16 * 1024 },
+    // Query values whose percent-encoding is not UTF-8 are marked, to be refused, not read as `%FF`.
+    routerOptions: { maxParamLength: 16 * 1024, querystringParser: parseQueryString },
     clientErrorHandler: answerClientError,
     // While draining, a request that reached this replica on an open connection is served (with
     // Connection: close), not refused: Kubernetes keeps established connections to a terminating pod.
     return503OnClosing: false,
   });
   app.decorate('services', services);
-  // Before the cache, as in the hot lane: a client over its limit gets no cached answer either.
+  // First, as in the hot lane: a client over its limit gets nothing else.
   installClientLimits(app, services.limits);
-  // Then: a GET the in-process cache answers runs no other hook, as in the hot lane.
-  await app.register(catalogCache, { cache, hits: cacheHits });
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
   installGracefulClose(app, lifecycle);
@@ -149,7 +157,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  await app.register(healthRoutes(db));
+  await app.register(healthRoutes(lifecycle));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
   await app.register(graphqlRoute(services));
@@ -159,7 +167,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     coherence.stop();
     await Promise.all([cache.settled(), services.persistedQueries.settled()]);
     await Promise.all([catalogSwaps.close(), redis?.close()]);
-    await db.close();
+    await reads.close();
     failures.stop();
   });
   return app;

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createProcessLogger } from './logging.js';
 
@@ -30,6 +29,20 @@ const { logger, flush } = createProcessLogger(config.LOG_LEVEL);
 if (!config.DATABASE_URL) {
   fail('DATABASE_URL is not set: set it, or run `npm start` in the repository for a local Postgres');
 }
+
+// Tracing patches pg, ioredis, graphql and dataloader as they load: it starts before the gateway's
+// modules are imported (off, its SDK is not even loaded).
+const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+const stopTracing = endpoint
+  ? await (await import('./telemetry/start.js')).startTracing({ ...config, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })
+  : undefined;
+if (endpoint) {
+  logger.info(
+    { endpoint, sampler: config.OTEL_TRACES_SAMPLER, ratio: config.OTEL_TRACES_SAMPLER_ARG, service: config.OTEL_SERVICE_NAME },
+    'tracing on',
+  );
+}
+const { buildApp } = await import('./app.js');
 
 let app: FastifyInstance;
 try {
@@ -61,6 +74,8 @@ async function shutDown(signal: string): Promise<void> {
   }, config.SHUTDOWN_GRACE_MS).unref();
   await app.closeGracefully(config.SHUTDOWN_GRACE_MS / 2);
   logger.info('requests drained, connections closed');
+  // The last requests' spans are still buffered.
+  await stopTracing?.();
   logger.info('shut down cleanly');
   flush();
   process.exit(0);

@@ -7,12 +7,16 @@ const integer = (min: number, max: number, fallback: number) => z.coerce.number(
 /** `true`/`false`, as the chart's boolean values render. */
 const booleanSwitch = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** `https://shop.example, http://127.0.0.1:3000` → the origins, each exactly as a browser sends it. */
-function parseOrigins(list: string, context: z.RefinementCtx): string[] {
-  const origins = list
+/** `a, b,,c ` → `['a', 'b', 'c']`: the items of a comma-separated setting. */
+const commaSeparated = (list: string): string[] =>
+  list
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+
+/** `https://shop.example, http://127.0.0.1:3000` → the origins, each exactly as a browser sends it. */
+function parseOrigins(list: string, context: z.RefinementCtx): string[] {
+  const origins = commaSeparated(list);
   for (const origin of origins) {
     if (URL.canParse(origin) && new URL(origin).origin === origin) continue;
     context.addIssue({
@@ -23,12 +27,25 @@ function parseOrigins(list: string, context: z.RefinementCtx): string[] {
   return origins;
 }
 
+/** `postgres://replica-1/catalog,postgres://replica-2/catalog` → the replicas' URLs, in order (their target names follow it). */
+function parseReadUrls(list: string, context: z.RefinementCtx): string[] {
+  const urls = commaSeparated(list);
+  urls.forEach((url, index) => {
+    const problem = !URL.canParse(url)
+      ? 'is not a URL'
+      : !['postgres:', 'postgresql:'].includes(new URL(url).protocol)
+        ? 'is not a postgres:// URL'
+        : urls.indexOf(url) !== index
+          ? 'is listed twice'
+          : undefined;
+    if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: `entry ${index + 1} ${problem}` });
+  });
+  return urls;
+}
+
 /** `redis-a:26379, redis-b:26379` → the Sentinels' addresses. */
 function parseHostPorts(list: string, context: z.RefinementCtx): { host: string; port: number }[] {
-  const addresses = list
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+  const addresses = commaSeparated(list);
   return addresses.flatMap((address) => {
     const match = /^(\[[^\]]+\]|[^:\s]+):(\d{1,5})$/.exec(address);
     const port = Number(match?.[2]);
@@ -40,9 +57,21 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
   });
 }
 
+/** The standard OTEL_TRACES_SAMPLER values a ratio or a parent's decision can express (telemetry/sampling.ts). */
+export const TRACES_SAMPLERS = [
+  'parentbased_traceidratio',
+  'traceidratio',
+  'parentbased_always_on',
+  'always_on',
+  'parentbased_always_off',
+  'always_off',
+] as const;
+
 /** The gateway's settings: one env var each, validated once at start-up. */
 export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_READ_URLS: z.string().min(0).default('').transform(parseReadUrls),
+  DATABASE_READ_MAX_LAG_MS: integer(100, 300_000, 5_000),
   REDIS_URL: z.string().url().optional(),
   REDIS_SENTINELS: z.string().default('').transform(parseHostPorts),
   REDIS_SENTINEL_MASTER: z.string().min(1).default('mymaster'),
@@ -77,6 +106,20 @@ export const configSchema = z.object({
   CORS_CREDENTIALS: booleanSwitch.default('false'),
   HTTP_CACHE_MAX_AGE_SECONDS: integer(0, 31_536_000, 60),
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be an http:// or https:// URL (OTLP over HTTP)')
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('catalog-gateway'),
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).default('parentbased_traceidratio'),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio from 0 to 1, e.g. 0.01')
+    .default('0.01'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 3_600_000, 75_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer(1_000, 600_000, 10_000),
+  HTTP_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
   RATE_LIMIT_ENABLED: booleanSwitch.default('false'),
   RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, 60),
   RATE_LIMIT_REQUESTS: integer(1, 1_000_000_000, 1_200),
@@ -97,6 +140,15 @@ export const configSchema = z.object({
  */
 export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description: string; defaultText?: string }> = {
   DATABASE_URL: { description: 'Postgres connection URL', defaultText: '– (`npm start`: private Postgres under `.data/`)' },
+  DATABASE_READ_URLS: {
+    description:
+      "comma-separated URLs of streaming replicas of `DATABASE_URL` (targets `replica-1`, `replica-2`, … in this order) that may serve reads; each gets a pool like the primary's. A replica that fails, lags or is not in recovery leaves the rotation until it is healthy again; with none left, reads go to the primary",
+    defaultText: '– (every read on the primary)',
+  },
+  DATABASE_READ_MAX_LAG_MS: {
+    description:
+      'a replica whose replay lag (how long ago the primary was where the replica has replayed to) exceeds this leaves the rotation; keep it well above the 100 ms the positions are polled at',
+  },
   REDIS_URL: {
     description: 'Redis for the shared response cache and cross-replica invalidation (or use `REDIS_SENTINELS`)',
     defaultText: '– (in-process LRU cache)',
@@ -140,7 +192,10 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
       'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests',
   },
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
-  DB_POOL_MAX: { description: 'Postgres pool size (per process; each also holds one connection listening for catalog swaps)' },
+  DB_POOL_MAX: {
+    description:
+      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and, with read replicas, one per target polling its WAL position',
+  },
   DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
   DB_QUEUE_MAX_WAIT_MS: { description: 'a statement whose expected wait for a connection is longer is refused at once with 503' },
@@ -188,6 +243,29 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: {
     description:
       '`stale-while-revalidate=…` of catalog reads: how long a cache may serve a stale copy while it revalidates; `0` leaves it out',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    description:
+      'OpenTelemetry collector (OTLP over HTTP, e.g. Jaeger on `http://jaeger:4318`): set, the gateway traces requests and sends the traces to `<endpoint>/v1/traces`; unset, tracing is off and costs nothing',
+    defaultText: '– (tracing off)',
+  },
+  OTEL_SERVICE_NAME: { description: 'the `service.name` the traces carry' },
+  OTEL_TRACES_SAMPLER: {
+    description:
+      'which requests are traced: `parentbased_traceidratio` traces a ratio (`OTEL_TRACES_SAMPLER_ARG`) of requests and every request whose `traceparent` says its caller traces it; `traceidratio` ignores the caller; `*always_on` / `*always_off` trace every / no request (the `parentbased_` ones following the caller when it sends `traceparent`)',
+  },
+  OTEL_TRACES_SAMPLER_ARG: { description: 'the ratio of the `*traceidratio` samplers, 0 to 1 (`0.01`: one request in a hundred)' },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    description:
+      'how long an idle keep-alive connection stays open (sent as `Keep-Alive: timeout=…`). Keep it longer than the idle timeout of every proxy or load balancer in front (60 s for AWS ALB and nginx; set `620000` behind Google Cloud load balancers, whose backend keep-alive is 600 s), so the proxy, not the gateway, closes idle connections and never sends a request on one the gateway is closing',
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    description:
+      "longest time a client may take to send a request's headers (checked every second); slower is a 408 and the connection is closed, so slow clients cannot hold connections open",
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    description:
+      'longest time a client may take to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`); slower is a 408 and the connection is closed. Responses are not bounded by it',
   },
   RATE_LIMIT_ENABLED: {
     description:
@@ -240,6 +318,20 @@ function cacheHeapProblem({ CACHE_TTL_SECONDS, CACHE_MAX_BYTES }: z.infer<typeof
   ];
 }
 
+/** Node refuses a headers timeout longer than the request timeout, which includes the headers. */
+function timeoutProblem({ HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS }: z.infer<typeof configSchema>): string[] {
+  if (HTTP_HEADERS_TIMEOUT_MS <= HTTP_REQUEST_TIMEOUT_MS) return [];
+  return [
+    `  HTTP_HEADERS_TIMEOUT_MS: ${HTTP_HEADERS_TIMEOUT_MS} is longer than HTTP_REQUEST_TIMEOUT_MS (${HTTP_REQUEST_TIMEOUT_MS}), which includes the headers`,
+  ];
+}
+
+/** A read URL naming the primary itself would never serve reads (the primary is not in recovery): a mistake, said at start-up. */
+function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof configSchema>): string[] {
+  const index = DATABASE_URL === undefined ? -1 : DATABASE_READ_URLS.indexOf(DATABASE_URL);
+  return index < 0 ? [] : [`  DATABASE_READ_URLS: entry ${index + 1} is DATABASE_URL itself: list the primary's streaming replicas`];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -248,7 +340,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : [])]
+    ? [
+        ...cacheHeapProblem(parsed.data, heapLimitBytes),
+        ...timeoutProblem(parsed.data),
+        ...readUrlProblem(parsed.data),
+        ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : []),
+      ]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (parsed.success && parsed.data.REDIS_URL && parsed.data.REDIS_SENTINELS.length > 0) {
     problems.push('  REDIS_SENTINELS: set REDIS_URL or REDIS_SENTINELS, not both');

@@ -1,12 +1,14 @@
+import type { EdgeLookup } from './cache/edge/edge-lookup.js';
+import type { EdgeResponder } from './cache/edge/edge-responder.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import { ResponseTags } from './cache/tags.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { ReadTarget, ReadTargets } from './db/read-targets.js';
 import type { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import type { ClientLimits } from './limits/client-limits.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
-import type { SharedBatchers } from './loaders/shared-batchers.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ProductPager } from './paging/product-pager.js';
 import type { Repositories } from './repository/index.js';
@@ -15,11 +17,15 @@ import type { ProductWrites } from './writes/product-writes.js';
 /** The long-lived parts every route and resolver works with. */
 export interface Services {
   config: Config;
+  /** The primary's pool and repositories (writes, health, listings): `reads.primary`'s. */
   db: Database;
   repositories: Repositories;
-  batchers: SharedBatchers;
+  /** Where reads may go: `reads.primary`, or `reads.pickReplica()` for a read a replica may serve. */
+  reads: ReadTargets;
   pager: ProductPager;
   cache: ResponseCache;
+  /** How cached responses are found by URL and written, at the edge and by routes alike. */
+  edge: { lookup: EdgeLookup; responder: EdgeResponder };
   /** Automatic persisted queries, shared through the cache's Redis. */
   persistedQueries: PersistedQueryStore;
   /** Trusted-documents mode's manifest: only its operations run. Undefined when off. */
@@ -30,13 +36,15 @@ export interface Services {
   limits: ClientLimits;
 }
 
-/** What one response is built with: fresh DataLoaders and the tags they collect. */
+/** What one response is built with: fresh DataLoaders over one read target, and the tags they collect. */
 export interface RequestScope {
   tags: ResponseTags;
   loaders: Loaders;
+  /** Where the loaders read: the primary unless the caller chose a replica. */
+  target: ReadTarget;
 }
 
-export function createRequestScope(services: Services): RequestScope {
+export function createRequestScope(services: Services, target: ReadTarget = services.reads.primary): RequestScope {
   const tags = new ResponseTags();
-  return { tags, loaders: createLoaders(services.batchers, tags) };
+  return { tags, loaders: createLoaders(target.batchers, tags), target };
 }

@@ -104,7 +104,7 @@ describe('app-wide batchers under load', () => {
   after(() => app.close());
 
   it('lets the next batch collect ids, turn after turn, while two statements of its kind are running', async () => {
-    const { batchers, db } = app.services;
+    const { batchers, db } = app.services.reads.primary;
     const sent: string[] = [];
     const record = (text: string) => sent.push(text);
     db.statements.on('statement', record);

@@ -45,7 +45,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
   });
 
-  // Through `inject` the catalog-cache plugin's hook answers; over a socket, the hot lane in front of Fastify.
+  // Through `inject` the route answers from the cache; over a socket, the hot lane in front of Fastify.
   for (const [transport, styles, missing] of [
     ['inject', '/products/3/styles', '/products/999999/styles'],
     ['a socket (the hot lane)', '/products/2/styles', '/products/999998/styles'],

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { countStatements, createFixtureDatabase, startGateway, startListeningGateway } from './support/gateway.js';
 
-// The catalog-cache plugin answers cached GETs in an onRequest hook; `inject` goes through it.
-describe('catalog-cache plugin: cached GETs answered in a Fastify hook', () => {
+// `inject` reaches Fastify directly: its routes answer from the cache, written as the edge writes it.
+describe('cached GETs answered by their route through Fastify', () => {
   let app: FastifyInstance;
   before(async () => {
     app = await startGateway(await createFixtureDatabase());
@@ -42,7 +42,7 @@ describe('catalog-cache plugin: cached GETs answered in a Fastify hook', () => {
 });
 
 // The hot lane sits in the HTTP server in front of Fastify, so it is tested over real sockets
-// (app.inject goes to Fastify, where the plugin's hook answers instead).
+// (app.inject goes to Fastify, where the routes answer from the cache instead).
 describe('hot lane: cached GETs answered in front of Fastify', () => {
   let app: FastifyInstance;
   let base: string;

@@ -23,6 +23,8 @@ describe('invalidations across replicas are never lost', () => {
   });
 
   const slogan = async (app: FastifyInstance, id: number) => (await app.inject({ method: 'GET', url: `/products/${id}` })).json().slogan;
+  const writeSlogan = (id: number, text: string) =>
+    writer.inject({ method: 'PUT', url: `/products/${id}`, headers: authorized, payload: { slogan: text } });
 
   it('a response computed before an invalidation is never stored in Redis after it (7)', async () => {
     const inspector = new Redis(redis.url);
@@ -61,12 +63,7 @@ describe('invalidations across replicas are never lost', () => {
     assert.equal(await slogan(writer, 1), before);
     redis.freeze();
     try {
-      const write = await writer.inject({
-        method: 'PUT',
-        url: '/products/1',
-        headers: authorized,
-        payload: { slogan: 'Written while Redis was stalled' },
-      });
+      const write = await writeSlogan(1, 'Written while Redis was stalled');
       assert.equal(write.statusCode, 503, write.body);
       assert.match(write.json().error, /nothing was written/);
       assert.ok(write.headers['retry-after'], 'the client is told when to retry');
@@ -74,12 +71,7 @@ describe('invalidations across replicas are never lost', () => {
       redis.thaw();
     }
     assert.equal(await slogan(writer, 1), before, 'nothing was written');
-    const retried = await writer.inject({
-      method: 'PUT',
-      url: '/products/1',
-      headers: authorized,
-      payload: { slogan: 'Written once Redis was back' },
-    });
+    const retried = await writeSlogan(1, 'Written once Redis was back');
     assert.equal(retried.statusCode, 200, retried.body);
     // Acknowledged means every replica's copies are gone: no waiting for the reader.
     assert.equal(await slogan(reader, 1), 'Written once Redis was back');

@@ -33,7 +33,7 @@ describe('Redis killed mid-test', () => {
 
   it('keeps serving reads from Postgres, refuses writes it cannot announce, counts the failures, and reconnects by itself', async () => {
     assert.equal((await get('/products/1')).statusCode, 200);
-    await redis.stop();
+    await redis.kill();
 
     for (const url of ['/products/1', '/products/2', '/products/1/styles', '/products?page=1&count=3', '/products/5/related']) {
       const response = await get(url);
@@ -64,12 +64,17 @@ describe('Redis killed mid-test', () => {
     try {
       // Back in use without a restart: new responses land in Redis again, and writes are taken.
       let page = 0;
-      await eventually('responses cached in Redis again', async () => {
-        page += 1;
-        await get(`/products?page=${page}&count=1`);
-        await app.services.cache.settled();
-        return (await inspector.keys('catalog:3:response:*')).length > 0;
-      });
+      // Reconnecting backs off up to 2 s between attempts, and the circuit probes once a second.
+      await eventually(
+        'responses cached in Redis again',
+        async () => {
+          page += 1;
+          await get(`/products?page=${page}&count=1`);
+          await app.services.cache.settled();
+          return (await inspector.keys('catalog:3:response:*')).length > 0;
+        },
+        15_000,
+      );
       const taken = await write('Written once Redis was back');
       assert.equal(taken.statusCode, 200, taken.body);
       assert.equal((await get('/products/2')).json().slogan, 'Written once Redis was back');
@@ -95,8 +100,7 @@ describe('Postgres stopped mid-test', () => {
 
   const get = (url: string) => app.inject({ method: 'GET', url });
 
-  it('answers 503 with Retry-After and turns /readyz red, then recovers when Postgres is back', async () => {
-    assert.equal((await get('/readyz')).statusCode, 200);
+  it('answers 503 with Retry-After (the pod staying ready for what it can serve), then recovers when Postgres is back', async () => {
     assert.equal((await get('/products/1')).statusCode, 200);
     await postgres.stop();
 
@@ -112,15 +116,11 @@ describe('Postgres stopped mid-test', () => {
     const graph = await graphql(app, '{ product(id: 3) { name } }');
     assert.equal(graph.statusCode, 503);
     assert.ok(Number(graph.headers['retry-after']) > 0);
-    const ready = await get('/readyz');
-    assert.equal(ready.statusCode, 503);
-    assert.equal(ready.json().status, 'unavailable');
-    // Cached responses keep being served while the database is away.
+    // Cached responses keep being served while the database is away (readiness: readiness.test.ts).
     assert.equal((await get('/products/1')).statusCode, 200);
 
     await postgres.start();
-    await eventually('ready again', async () => (await get('/readyz')).statusCode === 200);
-    assert.equal((await get('/products/2')).statusCode, 200);
+    await eventually('serving from Postgres again', async () => (await get('/products/2')).statusCode === 200);
     assert.equal((await graphql(app, '{ product(id: 3) { name } }')).json().data.product.name, 'Morning Joggers');
   });
 

@@ -26,6 +26,7 @@ const INSTALL_SCRIPT: Record<string, string> = {
   'metrics-server': 'install-metrics-server.sh',
   coredns: 'install-coredns.sh',
   k6: 'install-k6.sh',
+  jaeger: 'install-jaeger.sh',
 };
 
 function isExecutable(path: string): boolean {
@@ -40,7 +41,8 @@ function isExecutable(path: string): boolean {
 /**
  * Tools whose system copy will not do: the control plane and kubectl must be the versions built
  * together (a system kubectl or Debian's etcd 3.4 may be anything), and Debian builds Prometheus
- * without Kubernetes discovery, which promtool then refuses in the chart's config.
+ * without Kubernetes discovery, which promtool then refuses in the chart's config. The tests give
+ * Jaeger a v2 configuration file, which a Jaeger v1 on PATH would not take.
  */
 const PINNED_ONLY = new Set([
   'promtool',
@@ -51,6 +53,7 @@ const PINNED_ONLY = new Set([
   'kubectl',
   'kubelet',
   'kube-proxy',
+  'jaeger',
 ]);
 
 function findExecutable(name: string): string | undefined {

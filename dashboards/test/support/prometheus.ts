@@ -28,7 +28,12 @@ export interface TestPrometheus {
   stop(): Promise<void>;
 }
 
-export async function startPrometheus(scrapeTargets: Record<string, string>): Promise<TestPrometheus> {
+export interface PrometheusOptions {
+  /** `--enable-feature` flags, e.g. `exemplar-storage`. */
+  features?: string[];
+}
+
+export async function startPrometheus(scrapeTargets: Record<string, string>, options: PrometheusOptions = {}): Promise<TestPrometheus> {
   const dir = await mkdtemp(join(tmpdir(), 'catalog-prometheus-'));
   const port = await freePort();
   const config = {
@@ -48,6 +53,7 @@ export async function startPrometheus(scrapeTargets: Record<string, string>): Pr
       `--web.listen-address=127.0.0.1:${port}`,
       '--web.enable-remote-write-receiver',
       '--log.level=warn',
+      ...(options.features?.length ? [`--enable-feature=${options.features.join(',')}`] : []),
     ],
     { isReady: () => answersOk(`${url}/-/ready`), timeoutMs: 30_000 },
   ).catch(async (error: unknown) => {

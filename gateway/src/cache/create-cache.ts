@@ -45,6 +45,7 @@ export function createCache(
     memory,
     redis: store,
     coherence,
+    readOn: (compute) => coherence.readOn(compute),
     events,
     metrics,
     logger,

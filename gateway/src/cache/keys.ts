@@ -1,12 +1,52 @@
 import { hash } from 'node:crypto';
+import { isLegacyList, type ProductListQuery } from '../paging/product-list-query.js';
 
 /**
- * REST GETs are keyed by their exact path and query string, as is: paths start with "/", so
- * they never meet the "gql:" keys, and the hot lane looks them up without building a string.
+ * A REST GET's cache key: its path, then the query parameters that decide its answer, in the
+ * order the route lists them, each in one spelling (defaults spelt out, values as parsed), so
+ * that parameter order, defaults and spelling never make new keys. Written as a URL: a client
+ * sending exactly this URL is answered at the edge without a route (cache/edge/edge-lookup.ts).
  */
-export const restCacheKey = (url: string): string => url;
+export function restCacheKey(
+  path: string,
+  parameters: ReadonlyArray<readonly [name: string, value: string | number | undefined]> = [],
+): string {
+  const query = parameters
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`)
+    .join('&');
+  return query === '' ? path : `${path}?${query}`;
+}
 
-/** GraphQL queries are keyed by document, operation and variables. */
-export function graphqlCacheKey(query: string, operationName: unknown, variables: unknown): string {
-  return `gql:${hash('sha256', JSON.stringify([query, operationName ?? null, variables ?? null]), 'base64url')}`;
+/**
+ * A REST list's cache key, from its canonical query (paging/product-list-query.ts): the legacy
+ * request as clients send it (`/products?page=1&count=5`), a filtered or sorted one with its sort
+ * and filter in canonical form.
+ */
+export function listCacheKey({ page, count, sort, filter }: ProductListQuery): string {
+  const legacy = isLegacyList({ page, count, sort, filter });
+  return restCacheKey('/products', [
+    ['page', page],
+    ['count', count],
+    ['sort', legacy ? undefined : sort],
+    ['filter', legacy ? undefined : JSON.stringify(filter)],
+  ]);
+}
+
+/**
+ * A GraphQL query's cache key: what decides its answer (graphql/documents.ts `whatDecides`: the
+ * operation as it runs and its declared variables, coerced), hashed; object keys are sorted so
+ * that the order a client lists variables in makes no new key.
+ */
+export function graphqlCacheKey(decides: { operation: string; variables: unknown }): string {
+  return `gql:${hash('sha256', `${decides.operation}\n${canonicalJson(decides.variables)}`, 'base64url')}`;
+}
+
+/** JSON with every object's keys in sorted order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { TinyLfuAdmission } from './admission.js';
-import type { CacheEntry, CachedRoute } from './entry.js';
+import type { CachedRoute } from './cached-routes.js';
+import type { CacheEntry } from './entry.js';
 import type { GrowthListener, Representations } from './representations.js';
 
 /**

@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { ClockPosition } from '../coherence/clock.js';
 import type { Coherence } from '../coherence/coherence.js';
+import type { ReadTarget } from '../db/read-targets.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { CacheEntry, CachedRoute } from './entry.js';
+import { traceRedisLookup } from '../telemetry/cache-lookups.js';
+import type { CachedRoute } from './cached-routes.js';
+import type { CacheEntry } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
 import type { RedisFailureReport } from '../redis/breaker.js';
 import type { RedisStore } from './redis-store.js';
@@ -34,6 +37,9 @@ export interface ComputedResponse extends PlainResponse {
   cacheable: boolean;
 }
 
+/** Computes a response, reading from `target`. */
+export type Computation = (target: ReadTarget) => Promise<ComputedResponse>;
+
 export interface ResponseCacheOptions {
   ttlSeconds: number;
   /** Makes the encodings, ETag and headers of a cacheable body, once per body and replica. */
@@ -43,6 +49,8 @@ export interface ResponseCacheOptions {
   redis?: RedisStore;
   /** Whether what is kept in memory may be trusted now, where reads are in the invalidation history, and what is pending. */
   coherence: Coherence;
+  /** Runs a computation on the read target it may use (a replica, or the primary): coherence/replica-reads.ts. */
+  readOn: (compute: Computation) => Promise<ComputedResponse>;
   /** What the cache forgets: writes (about to commit, and committed), catalog swaps, missed changes. */
   events: CatalogEvents;
   metrics: Metrics;
@@ -109,7 +117,7 @@ export class ResponseCache {
     const leaseHeld = coherence.leaseHeld;
     let shared: CacheEntry | undefined;
     try {
-      shared = await redis.load(key);
+      shared = await traceRedisLookup(() => redis.load(key));
     } catch (error) {
       this.options.redisFailed('get', error);
     }
@@ -128,12 +136,8 @@ export class ResponseCache {
    * making it costs something: it is called only when the cache is on. `lookedUp`: the edge asked
    * memory and Redis for this very request already (`sharedEntry`), and both missed.
    */
-  async getOrCompute(
-    keyOrMaker: string | (() => string),
-    compute: () => Promise<ComputedResponse>,
-    lookedUp = false,
-  ): Promise<ServedResponse> {
-    if (!this.enabled) return this.encoded(await compute());
+  async getOrCompute(keyOrMaker: string | (() => string), compute: Computation, lookedUp = false): Promise<ServedResponse> {
+    if (!this.enabled) return this.encoded(await this.options.readOn(compute));
     const key = typeof keyOrMaker === 'string' ? keyOrMaker : keyOrMaker();
     const cached = this.inflight.get(key) ?? (lookedUp ? undefined : await this.lookup(key));
     if (cached) return cached;
@@ -155,14 +159,14 @@ export class ResponseCache {
     return catalogRead(local);
   }
 
-  private async computeAndStore(key: string, compute: () => Promise<ComputedResponse>): Promise<ServedResponse> {
+  private async computeAndStore(key: string, compute: Computation): Promise<ServedResponse> {
     const { memory, coherence } = this.options;
     // Stamps taken before the first statement (rules 2 and 7).
     const started = performance.now();
     const readAtEpoch = memory.epoch;
     const leaseHeld = coherence.leaseHeld;
     const readAt = coherence.position;
-    const response = await compute();
+    const response = await this.options.readOn(compute);
     const served = this.encoded(response);
     if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return served;
     const entry: CacheEntry = {

@@ -15,17 +15,20 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function new_clock(extra)
+local function new_clock(cause, extra)
   local born = now_ms()
   redis.call('DEL', CLOCK)
-  redis.call('HSET', CLOCK, 'epoch', ARGV[2], 'seq', 0, 'server', ARGV[1], 'born', born, unpack(extra))
-  redis.call('PUBLISH', ARGV[3], cjson.encode({kind = 'epoch', epoch = ARGV[2], seq = 0}))
+  redis.call('HSET', CLOCK, 'epoch', ARGV[2], 'seq', 0, 'server', ARGV[1], 'born', born, 'cause', cause, unpack(extra))
+  redis.call('PUBLISH', ARGV[3], cjson.encode({kind = 'epoch', epoch = ARGV[2], seq = 0, cause = cause}))
   return ARGV[2], 0, born
 end
 local function ensure_clock()
   local c = redis.call('HMGET', CLOCK, 'epoch', 'seq', 'server', 'born')
   if c[1] and c[3] == ARGV[1] then return c[1], tonumber(c[2]), tonumber(c[4]) end
-  return new_clock({})
+  -- Vouched for by another server: a replica promoted, or a restart that reloaded a snapshot.
+  if c[1] then return new_clock('failover', {}) end
+  -- Gone: a restart without persistence, a flush, or an eviction.
+  return new_clock('lost', {})
 end
 local function version_of(value, epoch)
   if not value then return nil end
@@ -66,14 +69,15 @@ return {epoch, seq}`;
 
 /**
  * A member's lease (rule 5): ARGV[4] member id, [5] the epoch it knows, [6] the last seq it
- * processed, [7] lease ms. Recorded only in the epoch the member knows. Returns {epoch, seq}.
+ * processed, [7] lease ms. Recorded only in the epoch the member knows. Returns {epoch, seq,
+ * cause}: what started the epoch (lost, failover, swap).
  */
 const RENEW = `${CLOCK_PROLOGUE}
 local epoch, seq = ensure_clock()
 if epoch == ARGV[5] then
   redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6] .. ' ' .. (now_ms() + tonumber(ARGV[7])))
 end
-return {epoch, seq}`;
+return {epoch, seq, redis.call('HGET', CLOCK, 'cause') or 'lost'}`;
 
 /**
  * Who may still serve what a write's confirm voids (rule 5): ARGV[4] the confirm's epoch, [5] its
@@ -111,12 +115,12 @@ return {waiting, young}`;
 const SWAP = `${CLOCK_PROLOGUE}
 local epoch = ensure_clock()
 if redis.call('HGET', CLOCK, 'swap') == ARGV[4] then return epoch end
-return (new_clock({'swap', ARGV[4]}))`;
+return (new_clock('swap', {'swap', ARGV[4]}))`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     coherenceAnnounce(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
-    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
+    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number, string], Context>;
     coherenceUnacknowledged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[number, number], Context>;
     coherenceSwap(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string, Context>;
   }

@@ -18,6 +18,14 @@ export interface ClockPosition {
 
 export type AnnouncePhase = 'prepare' | 'confirm';
 
+/** What started an epoch: the clock was lost (restart empty, flush, eviction), another server took over (failover), or a catalog swap. */
+export type EpochCause = 'lost' | 'failover' | 'swap';
+
+/** Where the clock is, and what started its epoch. */
+export interface ClockState extends ClockPosition {
+  cause: EpochCause;
+}
+
 /**
  * The coherence clock in Redis (gateway/README.md, "Consistency"), through its scripts. Every
  * call names the server the connection talks to and brings a fresh epoch, used only if the clock
@@ -56,8 +64,8 @@ export class RedisClock {
   }
 
   /** Records this member's lease and last processed seq (in the epoch it knows); returns where the clock is. */
-  async renew(member: string, known: ClockPosition | undefined, leaseMs: number): Promise<ClockPosition> {
-    const [epoch, seq] = await this.redis.client.coherenceRenew(
+  async renew(member: string, known: ClockPosition | undefined, leaseMs: number): Promise<ClockState> {
+    const [epoch, seq, cause] = await this.redis.client.coherenceRenew(
       1,
       REDIS_CLOCK_KEY,
       ...this.prologue(),
@@ -66,7 +74,7 @@ export class RedisClock {
       known?.seq ?? 0,
       leaseMs,
     );
-    return { epoch, seq: Number(seq) };
+    return { epoch, seq: Number(seq), cause: cause as EpochCause };
   }
 
   /** Members still holding a lease without having processed `confirm`, and whether older leases may exist. */

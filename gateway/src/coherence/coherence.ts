@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { ReadTarget, ReadTargets } from '../db/read-targets.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { observeCoherenceLease, type Metrics } from '../metrics/metrics.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { RedisClock, type ClockPosition } from './clock.js';
 import { Membership } from './membership.js';
 import { ReadRequirements } from './read-requirements.js';
+import { ReplicaReads, type TaggedResult } from './replica-reads.js';
 import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from './write-announcer.js';
 
 /**
@@ -24,6 +26,8 @@ export interface Coherence {
   /** The Redis clock, for the shared cache's scripts; undefined without Redis. */
   readonly clock: RedisClock | undefined;
   readonly requirements: ReadRequirements;
+  /** Rule 8: runs a read on a replica when it may, else on the primary. */
+  readOn<Result extends TaggedResult>(compute: (target: ReadTarget) => Promise<Result>): Promise<Result>;
   readonly writes: WriteAnnouncer;
   /**
    * Resolves once this process has joined the clock (so its first responses can be shared), or
@@ -37,8 +41,10 @@ export interface CoherenceOptions {
   events: CatalogEvents;
   /** Absent without Redis: one process, nothing to coordinate. */
   redis: SharedRedis | undefined;
-  /** The primary's current WAL position; undefined without replicas. */
-  primaryLsn: (() => Promise<bigint>) | undefined;
+  /** The primary and the streaming replicas reads may use. */
+  reads: ReadTargets;
+  /** Counts a replica's answer read again on the primary. */
+  onReread: () => void;
   /** REDIS_WRITE_WAIT_MS */
   writeWaitMs: number;
   /** How long a tag's version must outlive any response stored under it. */
@@ -48,16 +54,20 @@ export interface CoherenceOptions {
 }
 
 export function startCoherence(options: CoherenceOptions): Coherence {
-  const { events, redis, primaryLsn, metrics, logger } = options;
+  const { events, redis, reads, metrics, logger } = options;
+  // Positions matter only when there are replicas to route reads to.
+  const primaryLsn = reads.replicas.length > 0 ? () => reads.primary.currentLsn() : undefined;
   const requirements = new ReadRequirements(events, primaryLsn, (error) =>
     logger.warn({ err: error }, "cannot read the primary's WAL position: replicas stay out of use until it answers"),
   );
   if (!redis) {
+    const replicaReads = new ReplicaReads(reads, requirements, () => true, options.onReread);
     return {
       leaseHeld: true,
       position: undefined,
       clock: undefined,
       requirements,
+      readOn: (compute) => replicaReads.run(compute),
       writes: new LocalWriteAnnouncer({ events, primaryLsn, logger }),
       joined: async () => {},
       stop: () => {},
@@ -74,6 +84,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     onReset: (reason) => metrics.coherenceResets.inc({ reason }),
   });
   const stopSwaps = followSwapsInRedis(events, clock, logger, redis.failed);
+  const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onReread);
   observeCoherenceLease(metrics, () => membership.leaseHeld);
   return {
     get leaseHeld() {
@@ -84,6 +95,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     },
     clock,
     requirements,
+    readOn: (compute) => replicaReads.run(compute),
     writes: new RedisWriteAnnouncer({
       events,
       primaryLsn,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { changeOfTags } from '../events/change-tags.js';
 import { INVALIDATION_CHANNEL } from '../redis/keys.js';
-import type { ClockPosition, RedisClock } from './clock.js';
+import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
 
 /** How long a lease lasts, by Redis's clock: the longest a write waits for a member that does not answer. */
 export const LEASE_MS = 1_000;
@@ -12,9 +12,12 @@ const RENEW_EVERY_MS = 250;
 /** Taken off the local lease: timers fire late, and the local clock is not Redis's. */
 const LEASE_MARGIN_MS = 50;
 
+/** Why a member dropped everything it kept. */
+export type ResetReason = EpochCause | 'gap';
+
 /** A message on the invalidation channel (see clock-scripts.ts). */
 export type InvalidationMessage =
-  | { kind: 'epoch'; epoch: string; seq: number }
+  | { kind: 'epoch'; epoch: string; seq: number; cause: EpochCause }
   | { kind: 'prepare'; epoch: string; seq: number; tags: string[]; pendingMs: number }
   | { kind: 'confirm'; epoch: string; seq: number; tags: string[]; lsn: string };
 
@@ -26,8 +29,8 @@ export interface MembershipOptions {
   logger: Logger;
   /** A Redis call of the protocol failed (renew, subscribe): counted by the caller. */
   onRedisError: (operation: string, error: unknown) => void;
-  /** Counts what made this member drop everything it kept (metrics). */
-  onReset: (reason: 'epoch' | 'gap') => void;
+  /** Counts what made this member drop everything it kept (metrics): a new epoch and its cause, or a gap in what it heard. */
+  onReset: (reason: ResetReason) => void;
 }
 
 /**
@@ -106,7 +109,7 @@ export class Membership {
 
   private async renewOnce(): Promise<void> {
     const sentAt = performance.now();
-    let clock: ClockPosition;
+    let clock: ClockState;
     try {
       clock = await this.options.clock.renew(this.options.member, this.position, LEASE_MS);
     } catch (error) {
@@ -116,7 +119,7 @@ export class Membership {
     await this.processing;
     const known = this.position;
     if (!known || clock.epoch !== known.epoch || clock.seq < known.seq) {
-      await this.restartAt(clock, 'epoch');
+      await this.restartAt(clock, clock.epoch !== known?.epoch ? clock.cause : 'gap');
       // Registered in the new epoch by the next renewal, which may then grant the lease.
       this.renewAgain = true;
       return;
@@ -140,11 +143,12 @@ export class Membership {
   private async process(message: InvalidationMessage): Promise<void> {
     const known = this.position;
     if (message.kind === 'epoch') {
-      if (!known || message.epoch !== known.epoch) await this.restartAt(message, 'epoch');
+      if (!known || message.epoch !== known.epoch) await this.restartAt(message, message.cause);
       return;
     }
     if (!known || message.epoch !== known.epoch) {
-      await this.restartAt({ epoch: message.epoch, seq: message.seq - 1 }, 'epoch');
+      // Its epoch message is on its way or lost: the cause is not known here.
+      await this.restartAt({ epoch: message.epoch, seq: message.seq - 1 }, 'lost');
     } else if (message.seq <= known.seq) {
       return;
     } else if (message.seq > known.seq + 1) {
@@ -164,7 +168,7 @@ export class Membership {
   }
 
   /** Drops everything kept (it may predate what was missed) and continues from `position`; the lease waits for the next renewal. */
-  private async restartAt(position: ClockPosition, reason: 'epoch' | 'gap'): Promise<void> {
+  private async restartAt(position: ClockPosition, reason: ResetReason): Promise<void> {
     this.leaseUntil = 0;
     this.aheadSeq = undefined;
     if (this.position) this.options.onReset(reason);

@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors.js';
+import { DatabaseBusyError } from './availability.js';
 
 export interface AdmissionOptions {
   /** Statements that may run at once: the pool size. */
@@ -28,6 +28,11 @@ export class AdmissionGate {
 
   constructor(private readonly options: AdmissionOptions) {}
 
+  /** Statements running or waiting for a connection. */
+  get load(): number {
+    return this.running + this.waiting.length;
+  }
+
   async run<T>(statement: () => Promise<T>): Promise<T> {
     if (this.running >= this.options.concurrency) await this.enqueue();
     this.running += 1;
@@ -45,12 +50,12 @@ export class AdmissionGate {
     const { maxQueue, maxWaitMs, concurrency, onReject } = this.options;
     if (this.waiting.length >= maxQueue) {
       onReject('queue full');
-      throw new ServiceUnavailableError(`database overloaded: ${this.waiting.length} statements already queued`, 1);
+      throw new DatabaseBusyError(`database overloaded: ${this.waiting.length} statements already queued`, 1);
     }
     const expectedWaitMs = ((this.waiting.length + 1) * this.averageMs) / concurrency;
     if (expectedWaitMs > maxWaitMs) {
       onReject('wait too long');
-      throw new ServiceUnavailableError(`database overloaded: expected wait ${Math.round(expectedWaitMs)} ms exceeds ${maxWaitMs} ms`, 1);
+      throw new DatabaseBusyError(`database overloaded: expected wait ${Math.round(expectedWaitMs)} ms exceeds ${maxWaitMs} ms`, 1);
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }

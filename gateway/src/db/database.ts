@@ -3,9 +3,12 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { AdmissionGate } from './admission.js';
-import { toAvailabilityError } from './availability.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { DatabaseBusyError, toAvailabilityError } from './availability.js';
 
 export interface DatabaseOptions {
+  /** The target's name: `primary`, `replica-1`, … */
+  name: string;
   url: string;
   poolMax: number;
   acquireTimeoutMs: number;
@@ -14,6 +17,11 @@ export interface DatabaseOptions {
   maxQueue: number;
   maxQueueWaitMs: number;
   onAdmissionReject: (reason: 'queue full' | 'wait too long') => void;
+  /**
+   * The server failed a statement or dropped an idle connection (down, reset, timed out): not
+   * called when this process's own limits refused a statement, which says nothing of the server.
+   */
+  onUnavailable: (failed: 'statement' | 'connection') => void;
   logger: Logger;
 }
 
@@ -26,12 +34,20 @@ function parseInt8(text: string): number {
   return value;
 }
 
+/**
+ * Most SQL texts prepared (named) on a connection. The listing's texts are finite but many
+ * (sorts × filters × page sizes × column sets), and each prepared one holds memory in every
+ * pooled backend until the connection closes: texts beyond these run unnamed, planned per use.
+ */
+export const MAX_PREPARED_STATEMENTS = 100;
 const statementNames = new Map<string, string>();
 
-/** A stable prepared-statement name per SQL text (the gateway's statements are a small fixed set). */
-function statementName(text: string): string {
+/** A stable prepared-statement name per SQL text, for the first MAX_PREPARED_STATEMENTS texts; undefined: run it unnamed. */
+function statementName(text: string): string | undefined {
   let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `catalog_${hash('sha1', text, 'hex').slice(0, 16)}`));
+  if (!name && statementNames.size < MAX_PREPARED_STATEMENTS) {
+    statementNames.set(text, (name = `catalog_${hash('sha1', text, 'hex').slice(0, 16)}`));
+  }
   return name;
 }
 
@@ -46,11 +62,13 @@ const typeOverrides = {
  * is announced on `statements` (metrics and tests count them).
  */
 export class Database {
+  readonly name: string;
   readonly pool: pg.Pool;
   readonly statements = new EventEmitter<{ statement: [text: string] }>();
   private readonly admission: AdmissionGate;
 
   constructor(private readonly options: DatabaseOptions) {
+    this.name = options.name;
     this.admission = new AdmissionGate({
       concurrency: options.poolMax,
       maxQueue: options.maxQueue,
@@ -71,9 +89,18 @@ export class Database {
       types: typeOverrides,
     });
     // An idle client losing its server must not crash the process; the pool drops it.
-    this.pool.on('error', (error) =>
-      options.logger.warn({ code: (error as { code?: string }).code, reason: error.message }, 'idle database client failed'),
-    );
+    this.pool.on('error', (error) => {
+      options.logger.warn(
+        { target: options.name, code: (error as { code?: string }).code, reason: error.message },
+        'idle database client failed',
+      );
+      options.onUnavailable('connection');
+    });
+  }
+
+  /** Statements running or waiting for a connection here. */
+  get load(): number {
+    return this.admission.load;
   }
 
   async query<Row>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
@@ -84,7 +111,9 @@ export class Database {
       const result = await this.admission.run(() => this.pool.query({ name: statementName(text), text, values: values as unknown[] }));
       return result.rows as Row[];
     } catch (error) {
-      throw toAvailabilityError(error, this.options.acquireTimeoutMs);
+      const failure = toAvailabilityError(error, this.options.acquireTimeoutMs);
+      if (failure instanceof ServiceUnavailableError && !(failure instanceof DatabaseBusyError)) this.options.onUnavailable('statement');
+      throw failure;
     }
   }
 

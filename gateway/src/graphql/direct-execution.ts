@@ -1,10 +1,9 @@
 import type { DocumentNode, ExecutionResult, OperationDefinitionNode } from 'graphql';
-import { LRUCache } from 'lru-cache';
-import Negotiator from 'negotiator';
 import type { GraphQLContext } from './context.js';
 import type { JitExecutor } from './jit-executor.js';
 import type { GraphQLParams } from './persisted-queries.js';
 import type { ComplexityLimit } from './plugins/complexity-limit.js';
+import { singleResultMediaType } from './response-media-type.js';
 
 /** A request run here: its JSON body, or (when it produced errors) its execution for Apollo to answer. */
 export type DirectOutcome = { body: string } | { execution: Promise<ExecutionResult> };
@@ -13,26 +12,6 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 
 /** Absent, null or an object: what Apollo accepts for `variables` and `extensions` in a POST body. */
 const isRecordOrNothing = (value: unknown): boolean => value === undefined || value === null || isRecord(value);
-
-// The media types Apollo answers a single result in (its chooseContentTypeForSingleResultResponse).
-const SINGLE_RESULT_MEDIA_TYPES = [
-  'application/json; charset=utf-8',
-  'application/graphql-response+json; charset=utf-8',
-  'application/json; callbackSpec=1.0; charset=utf-8',
-];
-/** Clients send a handful of distinct Accept values: each is negotiated once. */
-const acceptableByHeader = new LRUCache<string, boolean>({ max: 256 });
-
-/** Whether Apollo would answer a result for this Accept header (else it answers 406). */
-function acceptsSingleResult(accept: string | undefined): boolean {
-  if (!accept) return true;
-  let acceptable = acceptableByHeader.get(accept);
-  if (acceptable === undefined) {
-    acceptable = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_MEDIA_TYPES) !== undefined;
-    acceptableByHeader.set(accept, acceptable);
-  }
-  return acceptable;
-}
 
 export interface DirectRequest {
   /** The request as Apollo would be given it (a POST body). */
@@ -66,7 +45,7 @@ export class DirectExecution {
 
   /** The outcome, or undefined when Apollo must handle the request from the start. */
   async run({ params, document, valid, operation, operationName, accept, context }: DirectRequest): Promise<DirectOutcome | undefined> {
-    if (!document || !valid || !operation || !this.wellFormed(params) || !acceptsSingleResult(accept)) return undefined;
+    if (!document || !valid || !operation || !this.wellFormed(params) || singleResultMediaType(accept) === undefined) return undefined;
     const variables = isRecord(params.variables) ? params.variables : undefined;
     // Over the limit: Apollo's cost check answers it, before anything runs.
     if (this.complexity.check(document, operationName, variables ?? {})) return undefined;

@@ -1,6 +1,20 @@
 import { hash } from 'node:crypto';
 import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
-import { parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  getVariableValues,
+  Kind,
+  parse,
+  print,
+  specifiedRules,
+  stripIgnoredCharacters,
+  validate,
+  visit,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Counter } from 'prom-client';
 
@@ -29,6 +43,8 @@ const queryHashIn = (apolloKey: string): string => apolloKey.slice(apolloKey.las
 export class DocumentCache {
   private readonly known = new LRUCache<string, KnownDocument>({ max: REMEMBERED_DOCUMENTS });
   private readonly rules: ValidationRule[];
+  /** Each operation's text as it runs, printed once per parsed document (see `whatDecides`). */
+  private readonly operationTexts = new WeakMap<OperationDefinitionNode, string>();
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -47,6 +63,27 @@ export class DocumentCache {
     let known = this.known.get(sha256Hash);
     if (!known) this.known.set(sha256Hash, (known = this.parseAndValidate(query)));
     return known;
+  }
+
+  /**
+   * What decides the answer to `operation` of a valid `document`: the operation as it runs (printed
+   * with the fragments it uses and nothing else, whitespace and comments stripped, so other
+   * operations in the document, formatting and unused fragments do not matter) and its declared
+   * variables with their defaults applied and values coerced (`1` and `"1"` are the same ID);
+   * undeclared variables play no part. Variables that do not coerce are kept as sent: the answer
+   * is an error, which is never cached.
+   */
+  whatDecides(document: DocumentNode, operation: OperationDefinitionNode, variables: unknown): { operation: string; variables: unknown } {
+    let text = this.operationTexts.get(operation);
+    if (text === undefined) this.operationTexts.set(operation, (text = printedOperation(document, operation)));
+    const inputs = typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : {};
+    const coerced = getVariableValues(this.schema, operation.variableDefinitions ?? [], inputs);
+    if ('coerced' in coerced) return { operation: text, variables: coerced.coerced };
+    const declared = (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value);
+    return {
+      operation: text,
+      variables: Object.fromEntries(declared.filter((name) => name in inputs).map((name) => [name, inputs[name]])),
+    };
   }
 
   private parseAndValidate(query: string): KnownDocument {
@@ -87,4 +124,26 @@ export class DocumentCache {
       this.parses.inc();
     },
   };
+}
+
+/** An operation with only the fragments it spreads (transitively), printed without ignored characters. */
+function printedOperation(document: DocumentNode, operation: OperationDefinitionNode): string {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const used = new Map<string, FragmentDefinitionNode>();
+  const collect = (node: OperationDefinitionNode | FragmentDefinitionNode) =>
+    visit(node, {
+      FragmentSpread(spread) {
+        const fragment = fragments.get(spread.name.value);
+        if (fragment && !used.has(spread.name.value)) {
+          used.set(spread.name.value, fragment);
+          collect(fragment);
+        }
+      },
+    });
+  collect(operation);
+  const fragmentsInOrder = [...used.values()].sort((a, b) => a.name.value.localeCompare(b.name.value));
+  return stripIgnoredCharacters(print({ kind: Kind.DOCUMENT, definitions: [operation, ...fragmentsInOrder] }));
 }

@@ -1,6 +1,7 @@
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { traceGraphqlExecution } from '../telemetry/graphql-execution.js';
 import type { GraphQLContext } from './context.js';
 
 type Compiled = CompiledQuery | ExecutionResult;
@@ -58,7 +59,10 @@ export class JitExecutor {
   ): Promise<ExecutionResult> {
     const compiled = this.compiledFor(document, operationName);
     if (!isCompiledQuery(compiled)) return withGraphqlJsErrors(compiled, operation);
-    return withGraphqlJsErrors(await compiled.query(undefined, context, variables ?? {}), operation);
+    return withGraphqlJsErrors(
+      await traceGraphqlExecution(operation, () => compiled.query(undefined, context, variables ?? {})),
+      operation,
+    );
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { OperationDefinitionNode } from 'graphql';
+import { observeDuration, requestExemplar } from '../metrics/exemplars.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { noteGraphqlOperation } from '../telemetry/request-spans.js';
 
 /**
  * Distinct operation names that get series of their own; operations named after that are counted
@@ -19,7 +21,8 @@ type Outcome = 'success' | 'error';
  * Counts and times GraphQL requests by the operation they ran: executed, answered from the
  * response cache, or refused. Labelled by the operation's name in the document ("anonymous"
  * without one, "unknown" when no operation was found: the client's operationName text is never
- * a label). The route records every request here, and nothing else does.
+ * a label). The route records every request here, and nothing else does. A traced request's
+ * duration carries its trace as exemplar, and its span the operation's own name and type.
  */
 export class OperationMetrics {
   /** Label sets made once per name and type, so recording allocates nothing. */
@@ -34,7 +37,8 @@ export class OperationMetrics {
       operation?.operation ?? 'unknown',
     );
     this.metrics.graphqlOperations.inc(labels[outcome]);
-    this.metrics.graphqlDuration.observe(labels.duration, seconds);
+    observeDuration(this.metrics.graphqlDuration, labels.duration, seconds, requestExemplar());
+    if (operation) noteGraphqlOperation(operation.name?.value ?? 'anonymous', operation.operation);
   }
 
   private labelledName(name: string): string {

@@ -238,7 +238,9 @@ export class PersistedQueries {
     const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const cacheKey =
-      operation?.operation === 'query' ? () => graphqlCacheKey(query as string, params.operationName, params.variables) : undefined;
+      document && valid && operation?.operation === 'query'
+        ? () => graphqlCacheKey(this.options.documents.whatDecides(document, operation, params.variables))
+        : undefined;
     return {
       params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
       operationName,

@@ -2,7 +2,8 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
 import { JSON_CONTENT_TYPE } from '../cache/representations.js';
-import { sendServed } from '../http/served-reply.js';
+import { nonUtf8Parameters } from '../http/query-string.js';
+import type { ReadTarget } from '../db/read-targets.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
 import type { GraphQLContext } from './context.js';
@@ -12,6 +13,7 @@ import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type GraphQLParams, type ResolvedOperation } from './persisted-queries.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
+import { installGraphQLResponseMediaType, labelForAccept } from './response-media-type.js';
 import { createSchema } from './schema.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
@@ -23,9 +25,11 @@ class BadGetParameter extends Error {}
 /**
  * The parameters of `GET /graphql?query=…&operationName=…&variables=<json>&extensions=<json>`
  * (GraphQL over HTTP; `documentId`/`doc_id` for trusted documents): each given at most once,
- * `variables` and `extensions` as JSON text.
+ * `variables` and `extensions` as JSON text, all percent-encoded UTF-8.
  */
 function parametersOfGet(search: Record<string, string | string[] | undefined>): GraphQLParams {
+  const [notUtf8] = nonUtf8Parameters(search) ?? [];
+  if (notUtf8 !== undefined) throw new BadGetParameter(`the ${notUtf8} parameter is not percent-encoded UTF-8`);
   const single = (name: string): string | undefined => {
     const value = search[name];
     if (Array.isArray(value)) throw new BadGetParameter(`the ${name} parameter is given ${value.length} times: give it once`);
@@ -102,6 +106,7 @@ export function graphqlRoute(services: Services) {
     const apollo = await createApollo({ documents, validationRules, executor, complexity });
     const operationMetrics = new OperationMetrics(metrics);
     app.addHook('onClose', () => apollo.stop());
+    installGraphQLResponseMediaType(app);
 
     const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
       const started = performance.now();
@@ -128,8 +133,9 @@ export function graphqlRoute(services: Services) {
       if (refusal) return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
       let executionFailed = false;
 
-      const execute = async (): Promise<ComputedResponse> => {
-        const scope = createRequestScope(services);
+      // Queries through the cache may read a replica (it chooses); mutations and the rest read the primary.
+      const execute = async (target: ReadTarget = services.reads.primary): Promise<ComputedResponse> => {
+        const scope = createRequestScope(services, target);
         const context: GraphQLContext = {
           services,
           scope,
@@ -162,7 +168,7 @@ export function graphqlRoute(services: Services) {
       const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
       const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
       operationMetrics.record(operation, outcome, (performance.now() - started) / 1_000);
-      return sendServed(request, reply, served);
+      return services.edge.responder.send(request, reply, served, labelForAccept(request.headers.accept));
     };
 
     app.post('/graphql', { schema: { hide: true } }, (request, reply) => handle(request, reply, (request.body ?? {}) as GraphQLParams));

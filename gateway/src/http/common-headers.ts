@@ -19,7 +19,7 @@ export function addCommonHeaders(headers: OutgoingHttpHeader[], requestId: strin
 
 /**
  * The common headers on every response Fastify sends; draining starts with Fastify's close.
- * Only catalog reads say how they may be cached (sendServed): everything else — writes, errors,
+ * Only catalog reads say how they may be cached (cache/edge/write-catalog-read.ts): everything else — writes, errors,
  * health, metrics — is `Cache-Control: no-store`.
  */
 export function installCommonHeaders(app: FastifyInstance, lifecycle: Lifecycle): void {

@@ -26,13 +26,24 @@ export function installErrorHandler(app: FastifyInstance, failures: FailureLog):
   app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }));
 }
 
-/** Validation messages that name the field: `invalid querystring: count must be <= 100`. */
+/**
+ * Validation messages that name the field: `invalid querystring: count must be <= 100`; every
+ * unknown query parameter (or body field) reported is named, with the parameters the route takes.
+ */
 export function formatValidationError(errors: FastifySchemaValidationError[], dataVar: string): Error {
   const [first] = errors;
   if (!first) return new Error(`invalid ${dataVar}`);
   const field = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : dataVar;
-  const unknown =
-    first.keyword === 'additionalProperties' ? (first.params as { additionalProperty?: string }).additionalProperty : undefined;
-  const problem = unknown ? `has unknown field "${unknown}"` : (validationMessage(errors as ErrorObject[])?.message ?? 'is invalid');
-  return new Error(`invalid ${dataVar}: ${field} ${problem}`);
+  if (first.keyword === 'additionalProperties') return new Error(`invalid ${dataVar}: ${unknownNames(errors, first, dataVar, field)}`);
+  return new Error(`invalid ${dataVar}: ${field} ${validationMessage(errors as ErrorObject[])?.message ?? 'is invalid'}`);
+}
+
+function unknownNames(errors: FastifySchemaValidationError[], first: FastifySchemaValidationError, dataVar: string, field: string): string {
+  const names = errors
+    .filter((error) => error.keyword === 'additionalProperties' && error.instancePath === first.instancePath)
+    .map((error) => `"${(error.params as { additionalProperty?: string }).additionalProperty}"`);
+  const plural = names.length === 1 ? '' : 's';
+  if (dataVar !== 'querystring' || first.instancePath) return `${field} has unknown field${plural} ${names.join(', ')}`;
+  const known = Object.keys((first as ErrorObject).parentSchema?.properties ?? {});
+  return `unknown parameter${plural} ${names.join(', ')} (this route takes ${known.length > 0 ? known.join(', ') : 'none'})`;
 }

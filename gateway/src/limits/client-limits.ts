@@ -204,8 +204,8 @@ class WindowLimits implements ClientLimits {
 
 /**
  * The check in Fastify's request hooks, for requests the hot lane did not see (`inject`); one the
- * lane admitted passes at once. Install before the catalog-cache plugin, whose hook answers cached
- * GETs without running later hooks.
+ * lane admitted passes at once. Install first, so a refused request runs no other hook but the
+ * response ones (its log line and metrics).
  */
 export function installClientLimits(app: FastifyInstance, limits: ClientLimits): void {
   if (!limits.enabled) return;

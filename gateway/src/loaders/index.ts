@@ -41,14 +41,17 @@ class RequestLoaders {
     if (!loader) {
       const shared = this.batchers[name] as unknown as DataLoader<number, RowOf<B>>;
       const tags = this.tags;
-      loader = new DataLoader<number, RowOf<B>>(async (ids) => {
-        tags.addProducts(ids);
-        const rows = await shared.loadMany(ids);
-        if (relatedIdsOf) {
-          for (const row of rows) if (row && !(row instanceof Error)) tags.addProducts(relatedIdsOf(row as NonNullable<RowOf<B>>));
-        }
-        return rows;
-      });
+      loader = new DataLoader<number, RowOf<B>>(
+        async (ids) => {
+          tags.addProducts(ids);
+          const rows = await shared.loadMany(ids);
+          if (relatedIdsOf) {
+            for (const row of rows) if (row && !(row instanceof Error)) tags.addProducts(relatedIdsOf(row as NonNullable<RowOf<B>>));
+          }
+          return rows;
+        },
+        { name },
+      );
       (this.made as Record<Batcher, unknown>)[name] = loader;
     }
     return loader;

@@ -1,9 +1,9 @@
-import DataLoader from 'dataloader';
 import type { Repositories } from '../repository/index.js';
 import type { ProductRow } from '../repository/products.js';
+import { sharedDataLoader } from '../telemetry/shared-batches.js';
 
 type LoaderName = 'product' | 'productWithFeatures' | 'styleTrees' | 'relatedIds' | 'document';
-type BatchObserver = (loader: LoaderName, size: number) => void;
+export type BatchObserver = (loader: LoaderName, size: number) => void;
 
 /** Largest id list one statement carries. */
 const MAX_BATCH = 100;
@@ -42,7 +42,7 @@ function dispatchGate() {
 export function createSharedBatchers(repositories: Repositories, observeBatch: BatchObserver) {
   const batcher = <Row extends { id: number }>(name: LoaderName, fetch: (ids: readonly number[]) => Promise<Row[]>) => {
     const gate = dispatchGate();
-    return new DataLoader<number, Row | null>(
+    return sharedDataLoader<number, Row | null>(
       async (ids) => {
         observeBatch(name, ids.length);
         const rows = await gate.run(() => fetch(ids));
@@ -50,7 +50,7 @@ export function createSharedBatchers(repositories: Repositories, observeBatch: B
         return ids.map((id) => found.get(id) ?? null);
       },
       // The gate waits at least for every request whose I/O arrived in this turn, not just this one.
-      { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: gate.schedule },
+      { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: gate.schedule, name: `shared ${name}` },
     );
   };
   const { products, documents } = repositories;

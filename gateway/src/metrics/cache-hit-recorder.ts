@@ -1,5 +1,9 @@
 import type { Counter, Histogram } from 'prom-client';
-import type { CachedRoute } from '../cache/entry.js';
+import type { CachedRoute } from '../cache/cached-routes.js';
+import { traceCacheLookup } from '../telemetry/cache-lookups.js';
+import { nameRequestRoute } from '../telemetry/request-spans.js';
+import { requestSpan } from '../telemetry/tracing.js';
+import { observeDuration, requestExemplar, type TraceExemplar } from './exemplars.js';
 
 export type HitMethod = 'GET' | 'HEAD';
 /** 304 when the client's copy (If-None-Match) is current. */
@@ -21,17 +25,20 @@ export interface CacheLookupLabels {
 }
 
 /**
- * Metrics of requests answered from the cache before any route (by the hot lane, or the
- * catalog-cache plugin's hook): from memory, or from Redis on its way into memory; and the
- * cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
+ * Metrics of requests answered from the cache before any route (by the hot lane): from memory,
+ * or from Redis on its way into memory; and the cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
  * prom-client updates run in one tight loop when the metrics are collected (every scrape) or
  * every MAX_PENDING hits, where they cost a fraction of what they cost one by one between socket
  * writes, and each label set's count is added once. Nothing is lost or late for a scrape:
- * collecting flushes first. Label sets are compared by identity: callers make each once.
+ * collecting flushes first. Label sets are compared by identity: callers make each once. A traced
+ * hit keeps its trace's ids for its duration's exemplar; every lookup and hit in a traced request
+ * is also traced (telemetry/cache-lookups.ts).
  */
 export class CacheHitRecorder {
   private labels: CacheHitLabels[] = [];
   private seconds: number[] = [];
+  /** Exemplars of the traced hits among them, by index. */
+  private exemplars = new Map<number, TraceExemplar>();
   /** Of those, answered from memory: each a lookup, counted apart from the rest (the hot lane's count). */
   private memoryHits = 0;
   /** The other lookups since the last flush, by label set. */
@@ -47,6 +54,7 @@ export class CacheHitRecorder {
 
   record(labels: CacheHitLabels, seconds: number, fromMemory: boolean): void {
     if (fromMemory) this.memoryHits += 1;
+    if (requestSpan()) this.exemplars.set(this.labels.length, this.traceHit(labels, fromMemory));
     this.labels.push(labels);
     this.seconds.push(seconds);
     if (this.labels.length >= MAX_PENDING) this.flush();
@@ -54,14 +62,23 @@ export class CacheHitRecorder {
 
   countLookup(labels: CacheLookupLabels): void {
     this.lookups.set(labels, (this.lookups.get(labels) ?? 0) + 1);
+    traceCacheLookup(labels.backend, labels.result);
+  }
+
+  /** A hit in a traced request: its route and (from memory) lookup on the trace; returns its exemplar. */
+  private traceHit(labels: CacheHitLabels, fromMemory: boolean): TraceExemplar {
+    if (fromMemory) traceCacheLookup('memory', 'hit');
+    nameRequestRoute(labels.method, labels.route);
+    return requestExemplar()!;
   }
 
   flush(): void {
-    const { labels, seconds, memoryHits, lookups } = this;
+    const { labels, seconds, exemplars, memoryHits, lookups } = this;
     // Every scrape collects three metrics, each flushing: the second and third find nothing.
     if (labels.length === 0 && lookups.size === 0) return;
     this.labels = [];
     this.seconds = [];
+    if (exemplars.size > 0) this.exemplars = new Map();
     this.memoryHits = 0;
     this.lookups = new Map();
     const { httpRequests, httpDuration, cacheLookups } = this.metrics;
@@ -70,7 +87,7 @@ export class CacheHitRecorder {
     const requests = new Map<CacheHitLabels, number>();
     for (let index = 0; index < labels.length; index += 1) {
       requests.set(labels[index]!, (requests.get(labels[index]!) ?? 0) + 1);
-      httpDuration.observe(labels[index]!, seconds[index]!);
+      observeDuration(httpDuration, labels[index]!, seconds[index]!, exemplars.get(index));
     }
     for (const [request, count] of requests) httpRequests.inc(request, count);
   }

@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type RegistryContentType } from 'prom-client';
 import type pg from 'pg';
 import { CacheHitRecorder } from './cache-hit-recorder.js';
+import { exemplarsKept } from './exemplars.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -11,6 +12,8 @@ const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
  */
 export function createMetrics() {
   const registry = new Registry();
+  // prom-client keeps exemplars only in a registry made for OpenMetrics (metrics/exposition.ts renders both formats).
+  if (exemplarsKept()) (registry as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   // Collecting the metrics the hot lane feeds folds in its pending hits first.
@@ -27,6 +30,7 @@ export function createMetrics() {
     help: 'HTTP request duration by method, route pattern and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: DURATION_BUCKETS,
+    enableExemplars: exemplarsKept(),
     registers,
     collect: flushCacheHits,
   });
@@ -55,6 +59,7 @@ export function createMetrics() {
       help: 'GraphQL operation duration by name and type',
       labelNames: ['operation_name', 'operation_type'] as const,
       buckets: DURATION_BUCKETS,
+      enableExemplars: exemplarsKept(),
       registers,
     }),
     graphqlDocumentParses: new Counter({
@@ -90,24 +95,30 @@ export function createMetrics() {
       labelNames: ['backend', 'operation'] as const,
       registers,
     }),
-    coherenceResets: new Counter({
-      name: 'catalog_coherence_resets_total',
-      help: 'Times this process dropped everything it kept because invalidations may have been missed: a new epoch in Redis (restart, flush, failover, catalog swap) or a gap in what it heard',
-      labelNames: ['reason'] as const,
-      registers,
-    }),
+    coherenceResets: zeroed(
+      new Counter({
+        name: 'catalog_coherence_resets_total',
+        help: 'Times this process dropped everything it kept because invalidations may have been missed, by reason: lost (Redis restarted empty, was flushed or evicted the clock), failover (another Redis server took over: a promoted replica, a restart from a snapshot), swap (a catalog swap), gap (a message it never heard)',
+        labelNames: ['reason'] as const,
+        registers,
+      }),
+      ['lost', 'failover', 'swap', 'gap'],
+    ),
     coherenceAckWait: new Histogram({
       name: 'catalog_coherence_write_ack_wait_seconds',
       help: 'How long a write waited, after its confirm, for every gateway replica to process it or lose its lease',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
-    cacheSharedStores: new Counter({
-      name: 'catalog_cache_shared_stores_total',
-      help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
-      labelNames: ['result'] as const,
-      registers,
-    }),
+    cacheSharedStores: zeroed(
+      new Counter({
+        name: 'catalog_cache_shared_stores_total',
+        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
+        labelNames: ['result'] as const,
+        registers,
+      }),
+      ['stored', 'refused', 'full', 'too_large'],
+    ),
     dataloaderBatchSize: new Histogram({
       name: 'catalog_dataloader_batch_size',
       help: 'Keys per DataLoader batch, by loader',
@@ -119,6 +130,12 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** A counter with a series at 0 for each of its (bounded) label values, so dashboards and alerts see them before the first event. */
+function zeroed<Label extends string>(counter: Counter<Label>, values: readonly string[]): Counter<Label> {
+  for (const value of values) counter.labels(value).inc(0);
+  return counter;
+}
 
 /** Whether this process's coherence lease holds, read at scrape time. */
 export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
@@ -132,25 +149,28 @@ export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean
   });
 }
 
-/** Pool gauges read the pool's own counters at scrape time. */
-export function observePool(metrics: Metrics, pool: pg.Pool): void {
+/** Pool gauges read each database target's pool counters at scrape time. */
+export function observePools(metrics: Metrics, targets: readonly { name: string; pool: pg.Pool }[]): void {
   new Gauge({
     name: 'catalog_db_pool_clients',
-    help: 'Postgres pool clients by state (total|idle|in_use)',
-    labelNames: ['state'] as const,
+    help: 'Postgres pool clients by database target (primary, replica-1, …) and state (total|idle|in_use)',
+    labelNames: ['target', 'state'] as const,
     registers: [metrics.registry],
     collect() {
-      this.set({ state: 'total' }, pool.totalCount);
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+      for (const { name: target, pool } of targets) {
+        this.set({ target, state: 'total' }, pool.totalCount);
+        this.set({ target, state: 'idle' }, pool.idleCount);
+        this.set({ target, state: 'in_use' }, pool.totalCount - pool.idleCount);
+      }
     },
   });
   new Gauge({
     name: 'catalog_db_pool_waiting_requests',
-    help: 'Requests waiting for a Postgres pool client',
+    help: 'Requests waiting for a Postgres pool client, by database target',
+    labelNames: ['target'] as const,
     registers: [metrics.registry],
     collect() {
-      this.set(pool.waitingCount);
+      for (const { name: target, pool } of targets) this.set({ target }, pool.waitingCount);
     },
   });
 }

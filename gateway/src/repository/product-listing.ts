@@ -20,6 +20,28 @@ const KEY_TEXT: Record<SortColumn, string> = {
 };
 const KEY_TYPE: Record<Exclude<SortColumn, 'id'>, string> = { default_price: 'numeric', name: 'text', created_at: 'timestamptz' };
 
+/**
+ * The column sets a page reads: the columns asked for and the sort's, rounded up to the smallest
+ * set holding them. Each set is another SQL text, so another prepared statement on every pooled
+ * connection: a few fixed sets keep those few whatever selections clients send (any subset of
+ * the columns would be hundreds), and still spare a card page the long texts and the timestamps.
+ */
+const CARD_COLUMNS: readonly ProductColumn[] = ['id', 'campus', 'name', 'category', 'default_price'];
+const SETS_OF_COLUMNS: readonly (readonly ProductColumn[])[] = [
+  CARD_COLUMNS,
+  [...CARD_COLUMNS, 'created_at', 'updated_at'],
+  PRODUCT_COLUMN_NAMES,
+];
+const COLUMN_SETS = SETS_OF_COLUMNS.map((set) => ({
+  columns: new Set(set),
+  sql: PRODUCT_COLUMN_NAMES.filter((column) => set.includes(column)).join(', '),
+}));
+
+/** The select list of the smallest column set holding every wanted column. */
+function columnSetFor(wanted: readonly ProductColumn[]): string {
+  return COLUMN_SETS.find((set) => wanted.every((column) => set.columns.has(column)))!.sql;
+}
+
 /** The name words the full-text index (products_name_words_idx) holds. */
 const NAME_WORDS = `to_tsvector('simple', name)`;
 
@@ -59,8 +81,8 @@ export class ProductListingRepository {
 
   /**
    * `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by
-   * the caller), with the `columns` asked for (all by default): a page showing a few fields
-   * neither reads nor parses the others (long descriptions, timestamps).
+   * the caller), with at least the `columns` asked for (all by default; see COLUMN_SETS): a page
+   * showing a few fields reads and parses neither long descriptions nor timestamps.
    */
   list<C extends ProductColumn = ProductColumn>(
     filter: ProductFilter,
@@ -72,8 +94,7 @@ export class ProductListingRepository {
   ): Promise<ListedProduct<C>[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     // The id and the sort column are always read: the outer ORDER BY of the queries below uses them.
-    const wanted = new Set<ProductColumn>(['id', sort.column, ...columns]);
-    const selected = PRODUCT_COLUMN_NAMES.filter((column) => wanted.has(column)).join(', ');
+    const selected = columnSetFor(['id', sort.column, ...columns]);
     const params = new Parameters();
     const conditions = filterConditions(filter, params);
     const order = sort.descending ? 'DESC' : 'ASC';

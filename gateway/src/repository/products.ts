@@ -67,9 +67,7 @@ export class ProductRepository {
 
   /** A new product id from the table's identity sequence, so a create's cache tags are known before it runs. */
   async reserveId(): Promise<number> {
-    const [row] = await this.db.query<{ id: number }>(
-      `SELECT nextval(pg_get_serial_sequence('${SERVING_SCHEMA}.products', 'id')) AS id`,
-    );
+    const [row] = await this.db.query<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('${SERVING_SCHEMA}.products', 'id')) AS id`);
     return row!.id;
   }
 

@@ -1,29 +1,33 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CachedRoute } from '../cache/entry.js';
-import { restCacheKey } from '../cache/keys.js';
-import { sendServed } from '../http/served-reply.js';
+import type { CachedRoute } from '../cache/cached-routes.js';
+import { EdgeLookup } from '../cache/edge/edge-lookup.js';
 import { createRequestScope, type RequestScope, type Services } from '../services.js';
 
 /**
- * Answers a GET of `route` from the response cache, or builds it with a fresh request scope,
- * serialises it with the route's response schema and caches the bytes, tagged with the products
- * it used and named by its route (a later hit is labelled with it).
+ * Answers a GET of `route` from the response cache under `key` (its canonical cache key), or
+ * builds it with a fresh request scope over the read target the cache chooses (a replica when it may), serialises it with the route's response schema and
+ * caches the bytes, tagged with the products it used and named by its route (a later hit is
+ * labelled with it). The URL as the client spelt it becomes an alias of the key, so its next
+ * request is answered at the edge.
  */
 export async function replyCached(
   services: Services,
   route: CachedRoute,
+  key: string,
   request: FastifyRequest,
   reply: FastifyReply,
   build: (scope: RequestScope) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const served = await services.cache.getOrCompute(
-    restCacheKey(request.url),
-    async () => {
-      const scope = createRequestScope(services);
+  const { cache, edge } = services;
+  edge.lookup.alias(request.url, key);
+  const served = await cache.getOrCompute(
+    key,
+    async (target) => {
+      const scope = createRequestScope(services, target);
       const body = reply.serialize(await build(scope)) as string; // JSON serialisers return text
       return { status: 200, body, route, tags: scope.tags, cacheable: true };
     },
-    request.cacheLookedUp,
+    EdgeLookup.wasLookedUp(request.raw, key),
   );
-  return sendServed(request, reply, served);
+  return edge.responder.send(request, reply, served);
 }

@@ -1,59 +1,36 @@
 import type { FastifyInstance } from 'fastify';
-import type { CachedRoute } from '../cache/entry.js';
-import { BadInputError, NotFoundError } from '../errors.js';
+import type { CachedRoute } from '../cache/cached-routes.js';
+import { NotFoundError } from '../errors.js';
 import { parseProductId } from '../http/ids.js';
 import type { Loaders } from '../loaders/index.js';
-import { parseProductFilter, type FilterFieldNames } from '../paging/product-filter.js';
-import { PRODUCT_SORTS, sortOfRestName } from '../paging/product-sort.js';
+import { nonUtf8ParametersError } from '../http/query-string.js';
+import { isLegacyList, parseProductListQuery, type ProductListParameters, type ProductListQuery } from '../paging/product-list-query.js';
+import { PRODUCT_SORTS } from '../paging/product-sort.js';
 import type { ProductRow } from '../repository/products.js';
 import type { Services } from '../services.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
+import { listCacheKey, restCacheKey } from '../cache/keys.js';
 import { replyCached } from './cached-json.js';
 import {
+  badRequestSchema,
   errorSchema,
   listQuery,
+  noQuery,
   productIdParams,
   productSchema,
   productWithFeaturesSchema,
   relatedSchema,
+  strictQueryDocs,
   stylesSchema,
 } from './schemas.js';
 
-interface ListQuery {
-  page: number;
-  count: number;
-  category?: string;
-  min_price?: string;
-  max_price?: string;
-  q?: string;
-  sort?: string;
+/** The rows of a checked list query: the legacy one by the pager, exactly as before filters existed; any other by the listing. */
+function listRows(services: Services, list: ProductListQuery): Promise<ProductRow[]> {
+  if (isLegacyList(list)) return services.pager.page(list.page, list.count);
+  const skip = (list.page - 1) * list.count;
+  return services.repositories.listings.list(list.filter, PRODUCT_SORTS[list.sort], undefined, list.count, skip);
 }
 
-const LIST_FILTER_PARAMETERS: FilterFieldNames = { category: 'category', minPrice: 'min_price', maxPrice: 'max_price', search: 'q' };
-/**
- * Filtered or sorted lists keep the legacy page/count paging, served with OFFSET over the sort's
- * index, so they stop this deep; deeper pages are for GraphQL's productsConnection cursors.
- */
-export const MAX_FILTERED_LIST_OFFSET = 10_000;
-
-/**
- * The checked query of a list asked with storefront parameters, or undefined for a legacy request
- * (none of them, or only sort=id_asc): those keep their exact legacy path and bytes.
- */
-function filteredList(services: Services, query: ListQuery): (() => Promise<ProductRow[]>) | undefined {
-  const { page, count, category, min_price: minPrice, max_price: maxPrice, q: search, sort = 'id_asc' } = query;
-  const filtered = category !== undefined || minPrice !== undefined || maxPrice !== undefined || search !== undefined;
-  if (!filtered && sort === 'id_asc') return undefined;
-  const filter = parseProductFilter({ category, minPrice, maxPrice, search }, LIST_FILTER_PARAMETERS);
-  const skip = (page - 1) * count;
-  if (skip + count > MAX_FILTERED_LIST_OFFSET) {
-    throw new BadInputError(
-      `page: a filtered or sorted list reaches ${MAX_FILTERED_LIST_OFFSET} products deep (page × count); page further with GraphQL productsConnection cursors`,
-    );
-  }
-  const order = PRODUCT_SORTS[sortOfRestName(sort)];
-  return () => services.repositories.listings.list(filter, order, undefined, count, skip);
-}
 interface ProductParams {
   product_id: string;
 }
@@ -64,26 +41,30 @@ function found<Row>(row: Row | null, id: number): Row {
   return row;
 }
 
-const notFound = { 400: errorSchema, 404: errorSchema, 503: errorSchema };
+const notFound = { 400: badRequestSchema, 404: errorSchema, 503: errorSchema };
 
 /** The legacy Atelier read paths, byte for byte. */
 export function productReadRoutes(services: Services) {
   return async (app: FastifyInstance) => {
-    app.get<{ Querystring: ListQuery }>(
+    // Before the schema's checks: a value that is not UTF-8 is refused, not read as its literal `%FF` text.
+    app.addHook('preValidation', (request, _reply, done) => done(nonUtf8ParametersError(request.query)));
+
+    app.get<{ Querystring: ProductListParameters }>(
       '/products',
       {
         schema: {
           summary: 'One page of products in id order, or filtered and sorted with the storefront parameters',
+          ...strictQueryDocs,
           querystring: listQuery,
-          response: { 200: { type: 'array', items: productSchema }, 400: errorSchema, 503: errorSchema },
+          response: { 200: { type: 'array', items: productSchema }, 400: badRequestSchema, 503: errorSchema },
         },
       },
       (request, reply) => {
         // Checked before the cache lookup: a bad parameter is a 400, never a cached answer.
-        const filtered = filteredList(services, request.query);
-        return replyCached(services, '/products', request, reply, async (scope) => {
+        const list = parseProductListQuery(request.query);
+        return replyCached(services, '/products', listCacheKey(list), request, reply, async (scope) => {
           scope.tags.addProductList();
-          const rows = await (filtered ? filtered() : services.pager.page(request.query.page, request.query.count));
+          const rows = await listRows(services, list);
           scope.tags.addProducts(rows.map((row) => row.id));
           return rows.map(atelierProduct);
         });
@@ -99,9 +80,21 @@ export function productReadRoutes(services: Services) {
     ) =>
       app.get<{ Params: ProductParams }>(
         url,
-        { schema: { summary, params: productIdParams, response: { 200: responseSchema, ...notFound } } },
-        (request, reply) =>
-          replyCached(services, url, request, reply, ({ loaders }) => build(loaders, parseProductId(request.params.product_id))),
+        {
+          schema: {
+            summary,
+            ...strictQueryDocs,
+            params: productIdParams,
+            querystring: noQuery,
+            response: { 200: responseSchema, ...notFound },
+          },
+        },
+        (request, reply) => {
+          const id = parseProductId(request.params.product_id);
+          return replyCached(services, url, restCacheKey(url.replace(':product_id', String(id))), request, reply, ({ loaders }) =>
+            build(loaders, id),
+          );
+        },
       );
 
     productRoute('/products/:product_id', 'One product with its features', productWithFeaturesSchema, async (loaders, id) =>

@@ -1,6 +1,8 @@
 import { PRODUCT_ID_PATTERN, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
-import { PRICE_PATTERN, SEARCH_MAX_LENGTH } from '../paging/product-filter.js';
+import { SEARCH_MAX_LENGTH } from '../paging/product-filter.js';
 import { REST_SORTS } from '../paging/product-sort.js';
+import { PRICE_PATTERN } from '../validation/price.js';
+import { storableTextSchema } from '../validation/text.js';
 
 // JSON schemas of the REST routes: they validate input, document the API (OpenAPI at /docs/json)
 // and compile the response serialisers, whose property order is the legacy key order.
@@ -16,23 +18,30 @@ export const productIdParams = {
   },
 } as const;
 
-export const pageQuery = {
+/**
+ * Query strings name exactly what an answer depends on: a parameter a route does not take is a
+ * 400 naming it, never ignored (an ignored one would make a new cache entry of the same answer).
+ * OpenAPI cannot state "no other parameters", so a GET route's description and an extension do.
+ */
+export const strictQueryDocs = {
+  description: 'A query parameter the route does not take is a 400 naming it.',
+  'x-additional-query-parameters': false,
+} as const;
+
+/** The query string of routes that take no parameters. */
+export const noQuery = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/** The list's parameters; any storefront one (all but page and count) switches it to a filtered, sorted list (paging/product-list-query.ts). */
+export const listQuery = {
   type: 'object',
+  additionalProperties: false,
   properties: {
     page: { type: 'integer', minimum: 1, maximum: 100_000_000, default: 1 },
     count: { type: 'integer', minimum: 1, maximum: 100, default: 5 },
-  },
-} as const;
-
-/** The list's storefront parameters: any of them switches the list to a filtered, sorted one (see product-list.ts). */
-export const listQuery = {
-  type: 'object',
-  properties: {
-    ...pageQuery.properties,
-    category: { type: 'string', maxLength: PRODUCT_TEXT_MAX_LENGTH.category, description: 'only products of this category' },
+    category: { ...storableTextSchema(PRODUCT_TEXT_MAX_LENGTH.category), description: 'only products of this category' },
     min_price: { type: 'string', pattern: PRICE_PATTERN, description: 'lowest default price, inclusive (decimal, e.g. "19.99")' },
     max_price: { type: 'string', pattern: PRICE_PATTERN, description: 'highest default price, inclusive' },
-    q: { type: 'string', maxLength: SEARCH_MAX_LENGTH, description: 'words of the name, each matched as a word prefix' },
+    q: { ...storableTextSchema(SEARCH_MAX_LENGTH), description: 'words of the name, each matched as a word prefix' },
     sort: { type: 'string', enum: REST_SORTS, description: 'order; ties broken by id; unpriced products last in price orders' },
   },
 } as const;
@@ -102,3 +111,5 @@ export const errorSchema = {
   type: 'object',
   properties: { error: { type: 'string' } },
 } as const;
+
+export const badRequestSchema = { ...errorSchema, description: 'a bad or unknown parameter, named in `error`' } as const;

@@ -1,7 +1,9 @@
-import { PRICE_FRACTION_DIGITS, PRICE_INTEGER_DIGITS, PRICE_MAX, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
+import { PRICE_MAX, PRODUCT_TEXT_MAX_LENGTH } from '@catalog/contract';
 import { BadInputError } from '../errors.js';
 import type { ProductFields } from '../repository/products.js';
 import { createAjv, validationMessage } from '../validation/ajv.js';
+import { PRICE_PATTERN } from '../validation/price.js';
+import { storableTextSchema } from '../validation/text.js';
 
 /**
  * The one definition of product input, used by the REST bodies (and so the OpenAPI document) and
@@ -9,20 +11,13 @@ import { createAjv, validationMessage } from '../validation/ajv.js';
  * A rule may carry the message a client sees (`errorMessage`, see validation/ajv.ts).
  */
 
-/** Text Postgres stores as given: no NUL (it cannot), no unpaired UTF-16 surrogate (it would become U+FFFD). */
-const STORABLE_TEXT = '^[^\\u0000\\ud800-\\udfff]*$';
-const text = (maxLength: number, nullable: boolean) => ({
-  type: nullable ? ['string', 'null'] : 'string',
-  ...(nullable ? {} : { minLength: 1 }),
-  maxLength,
-  pattern: STORABLE_TEXT,
-  errorMessage: { pattern: 'must not contain NUL bytes or unpaired surrogates' },
-});
+/** Text Postgres stores as given (validation/text.ts); a name is never empty. */
+const text = (maxLength: number, nullable: boolean) => storableTextSchema(maxLength, { nullable, minLength: nullable ? 0 : 1 });
 
 /** numeric(12,2): a price with more decimals would be rounded by Postgres. */
 const price = {
   anyOf: [
-    { type: 'string', pattern: `^[0-9]{1,${PRICE_INTEGER_DIGITS}}(\\.[0-9]{1,${PRICE_FRACTION_DIGITS}})?$` },
+    { type: 'string', pattern: PRICE_PATTERN },
     { type: 'number', minimum: 0, maximum: PRICE_MAX, multipleOf: 0.01 },
     { type: 'null' },
   ],

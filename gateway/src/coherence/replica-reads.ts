@@ -1,0 +1,42 @@
+import type { ReadTarget, ReadTargets } from '../db/read-targets.js';
+import type { ReadRequirements } from './read-requirements.js';
+
+/** A computed response and the tags of everything it was built from. */
+export interface TaggedResult {
+  tags: Iterable<string>;
+}
+
+/**
+ * Where a read runs (gateway/README.md, "Consistency", rule 8): on a streaming replica in
+ * rotation while this process holds its lease, else on the primary. The replica's replay position
+ * is taken before the first statement; once the response's tags are known, it is used only if
+ * the replica had replayed every write to them that this process heard of, the floor, and none
+ * of them is pending — otherwise it is read again on the primary. A read that failed on a
+ * replica (a product a lagging replica cannot see yet is a 404) is read again on the primary too.
+ */
+export class ReplicaReads {
+  constructor(
+    private readonly targets: ReadTargets,
+    private readonly requirements: ReadRequirements,
+    private readonly leaseHeld: () => boolean,
+    /** Counts a replica's answer that was read again on the primary. */
+    private readonly onReread: () => void,
+  ) {}
+
+  async run<Result extends TaggedResult>(compute: (target: ReadTarget) => Promise<Result>): Promise<Result> {
+    const { primary } = this.targets;
+    if (this.targets.replicas.length === 0 || !this.leaseHeld()) return compute(primary);
+    const replica = this.targets.pickReplica();
+    if (replica === primary) return compute(primary);
+    const replayed = replica.replayedLsn();
+    let result: Result | undefined;
+    try {
+      result = await compute(replica);
+    } catch {
+      // Read again below; a failure the primary shares is the primary's to report.
+    }
+    if (result && this.requirements.replicaMayAnswer(result.tags, replayed)) return result;
+    this.onReread();
+    return compute(primary);
+  }
+}

@@ -1,0 +1,246 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createSharedBatchers, type BatchObserver, type SharedBatchers } from '../loaders/shared-batchers.js';
+import { createRepositories, type Repositories } from '../repository/index.js';
+import { Database, type DatabaseOptions } from './database.js';
+import { LSN_MAX, parseLsn, type Lsn } from './lsn.js';
+import { MonitorConnection, repeatEvery } from './monitor-connection.js';
+import { PrimaryPosition } from './primary-position.js';
+import { ReplicaDatabase, type StatementFallback } from './replica-database.js';
+import { ReplicaHealth } from './replica-health.js';
+
+/** How often every target's WAL position is read. */
+export const POLL_INTERVAL_MS = 100;
+/** Longest connect or answer of a position read (a frozen server fails fast, not after the statement timeout). */
+const POLL_TIMEOUT_MS = 1_000;
+
+/**
+ * Why a read meant for a replica went to the primary: also `behind_writes`, a response a replica
+ * answered without having replayed a write it depends on (coherence/replica-reads.ts).
+ */
+export type ReadFallback = 'none_in_rotation' | StatementFallback | 'behind_writes';
+/** What failed on a target: a statement, an idle pooled connection, a position poll. */
+export type TargetFailure = 'statement' | 'connection' | 'poll';
+
+/** What the targets count (metrics/read-target-metrics.ts keeps the counters). */
+export interface ReadTargetCounters {
+  statement(target: string): void;
+  failure(target: string, failed: TargetFailure): void;
+  fallback(reason: ReadFallback): void;
+}
+
+/**
+ * A server reads can be sent to, with everything a request scope reads through: its own pool
+ * (and admission gate, and 503s), repositories and app-wide DataLoader batchers.
+ */
+export interface ReadTarget {
+  /** `primary`, or `replica-1`, `replica-2`, … in DATABASE_READ_URLS order: the metrics' `target` label. */
+  readonly name: string;
+  readonly repositories: Repositories;
+  readonly batchers: SharedBatchers;
+  /**
+   * Every write whose commit position is at most this is visible to statements sent here from
+   * now on: a replica's replay position as last polled (at most ~100 ms old; a lower bound, since
+   * replay only moves forward), `LSN_MAX` on the primary. Read it before the first statement.
+   */
+  replayedLsn(): Lsn;
+}
+
+/** A target over its pool: the repositories and batchers every target reads through. */
+abstract class DatabaseTarget<D extends Database> implements ReadTarget {
+  readonly name: string;
+  readonly repositories: Repositories;
+  readonly batchers: SharedBatchers;
+
+  constructor(
+    readonly db: D,
+    observeBatch: BatchObserver,
+  ) {
+    this.name = db.name;
+    this.repositories = createRepositories(db);
+    this.batchers = createSharedBatchers(this.repositories, observeBatch);
+  }
+
+  abstract replayedLsn(): Lsn;
+}
+
+export class PrimaryTarget extends DatabaseTarget<Database> {
+  constructor(
+    db: Database,
+    readonly position: PrimaryPosition,
+    observeBatch: BatchObserver,
+  ) {
+    super(db, observeBatch);
+  }
+
+  replayedLsn(): Lsn {
+    return LSN_MAX;
+  }
+
+  /** The primary's WAL position read now: at or past the commit of every write acknowledged before the call. */
+  currentLsn(): Promise<Lsn> {
+    return this.position.current();
+  }
+}
+
+export class ReplicaTarget extends DatabaseTarget<ReplicaDatabase> {
+  constructor(
+    db: ReplicaDatabase,
+    readonly health: ReplicaHealth,
+    observeBatch: BatchObserver,
+  ) {
+    super(db, observeBatch);
+  }
+
+  replayedLsn(): Lsn {
+    return this.health.replayedLsn();
+  }
+
+  inRotation(now = performance.now()): boolean {
+    return this.health.inRotation(now);
+  }
+}
+
+/**
+ * The primary and the streaming replicas reads may go to (`services.reads`). Writes, and
+ * everything a write returns, use `primary`; a read that may be served by a replica asks
+ * `pickReplica()`. Every target's WAL position is polled every POLL_INTERVAL_MS on a connection
+ * of its own; replicas leave and rejoin the rotation on what those polls and their statements
+ * say (see ReplicaHealth).
+ */
+export class ReadTargets {
+  /** Where the next pick starts looking, so equally busy replicas take turns. */
+  private turn = 0;
+
+  constructor(
+    readonly primary: PrimaryTarget,
+    readonly replicas: readonly ReplicaTarget[],
+    private readonly counters: ReadTargetCounters,
+    private readonly closers: (() => Promise<void>)[],
+  ) {}
+
+  /**
+   * A replica in the rotation, the least busy (fewest statements running or queued in its
+   * pool) and, among equally busy ones, the next in turn; the primary when none is in the
+   * rotation (or none is configured). Least busy rather than plain round robin: a replica that
+   * answers slowly (replaying a burst, on a busier host) holds its statements longer and is given
+   * fewer, instead of a fixed share that queues up behind it; at low load every count is 0 and
+   * it is round robin.
+   */
+  pickReplica(now = performance.now()): ReadTarget {
+    const count = this.replicas.length;
+    if (count === 0) return this.primary;
+    let best: ReplicaTarget | undefined;
+    for (let step = 0; step < count; step += 1) {
+      const replica = this.replicas[(this.turn + step) % count]!;
+      if (replica.inRotation(now) && (!best || replica.db.load < best.db.load)) best = replica;
+    }
+    this.turn = (this.turn + 1) % count;
+    if (best) return best;
+    this.counters.fallback('none_in_rotation');
+    return this.primary;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.closers.map((close) => close()));
+  }
+}
+
+export interface ReadTargetDependencies {
+  counters: ReadTargetCounters;
+  observeBatch: BatchObserver;
+  onAdmissionReject: DatabaseOptions['onAdmissionReject'];
+  logger: Logger;
+}
+
+/** The target names of a configuration: `primary`, then `replica-1`, `replica-2`, … */
+export function targetNames(config: Pick<Config, 'DATABASE_READ_URLS'>): string[] {
+  return ['primary', ...config.DATABASE_READ_URLS.map((_, index) => `replica-${index + 1}`)];
+}
+
+/** The targets of DATABASE_URL and DATABASE_READ_URLS, each polled from now on until `close()`. */
+export function createReadTargets(config: Config & { DATABASE_URL: string }, deps: ReadTargetDependencies): ReadTargets {
+  const { counters, logger } = deps;
+  const closers: (() => Promise<void>)[] = [];
+  const poolOptions = (name: string, url: string): DatabaseOptions => ({
+    name,
+    url,
+    poolMax: config.DB_POOL_MAX,
+    acquireTimeoutMs: config.DB_POOL_ACQUIRE_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    maxQueue: config.DB_QUEUE_MAX,
+    maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
+    onAdmissionReject: deps.onAdmissionReject,
+    onUnavailable: (failed) => counters.failure(name, failed),
+    logger,
+  });
+  const counted = <D extends Database>(db: D): D => {
+    db.statements.on('statement', () => counters.statement(db.name));
+    closers.push(() => db.close());
+    return db;
+  };
+  const monitor = (url: string) => {
+    const connection = new MonitorConnection(url, POLL_TIMEOUT_MS);
+    closers.push(() => connection.close());
+    return connection;
+  };
+  // Polls stop before their connections close.
+  const poll = (step: () => Promise<void>) => {
+    const stop = repeatEvery(POLL_INTERVAL_MS, step);
+    closers.unshift(async () => stop());
+  };
+
+  const primaryDb = counted(new Database(poolOptions('primary', config.DATABASE_URL)));
+  const position = new PrimaryPosition(monitor(config.DATABASE_URL), (error) => {
+    counters.failure('primary', 'poll');
+    logger.debug({ target: 'primary', err: error }, "cannot read the primary's WAL position");
+  });
+  // Its history only measures replicas' lag: without replicas the primary is not polled.
+  if (config.DATABASE_READ_URLS.length > 0) poll(() => position.current().then(noop, noop));
+  const primary = new PrimaryTarget(primaryDb, position, deps.observeBatch);
+
+  const replicas = config.DATABASE_READ_URLS.map((url, index) => {
+    const name = `replica-${index + 1}`;
+    const health = new ReplicaHealth(position.history, config.DATABASE_READ_MAX_LAG_MS);
+    const failed = (what: TargetFailure) => {
+      health.failed(performance.now());
+      counters.failure(name, what);
+    };
+    const db = counted(
+      new ReplicaDatabase({
+        ...poolOptions(name, url),
+        onUnavailable: failed,
+        primary: primaryDb,
+        inRotation: () => health.inRotation(performance.now()),
+        onFallback: (reason) => counters.fallback(reason),
+      }),
+    );
+    const connection = monitor(url);
+    let reportedInRotation: boolean | undefined;
+    poll(async () => {
+      const sentAt = performance.now();
+      let pollError: unknown;
+      try {
+        const row = await connection.row<{ in_recovery: boolean; replayed: string | null }>(
+          'SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replayed',
+        );
+        const replayed = row.replayed === null ? null : parseLsn(row.replayed);
+        health.answered({ inRecovery: row.in_recovery, replayed }, sentAt, performance.now());
+      } catch (error) {
+        failed('poll');
+        pollError = error;
+      }
+      // Said once per change (and after the first poll): joining, or leaving and why.
+      const because = health.outOfRotationBecause(performance.now());
+      if ((because === undefined) !== reportedInRotation) {
+        reportedInRotation = because === undefined;
+        if (reportedInRotation) logger.info({ target: name }, 'read replica joins the rotation');
+        else logger.warn({ target: name, because, err: pollError }, 'read replica is out of the rotation');
+      }
+    });
+    return new ReplicaTarget(db, health, deps.observeBatch);
+  });
+  return new ReadTargets(primary, replicas, counters, closers);
+}
+
+const noop = () => undefined;

@@ -1,0 +1,62 @@
+import type { OutgoingHttpHeader } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import Negotiator from 'negotiator';
+import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+
+// The media types Apollo answers a single result in, in its order (chooseContentTypeForSingleResultResponse).
+const SINGLE_RESULT_MEDIA_TYPES = [
+  JSON_CONTENT_TYPE,
+  'application/graphql-response+json; charset=utf-8',
+  'application/json; callbackSpec=1.0; charset=utf-8',
+];
+/** Clients send a handful of distinct Accept values: each is negotiated once ('' when none is acceptable). */
+const mediaTypeByAccept = new LRUCache<string, string>({ max: 256 });
+
+/**
+ * The media type a GraphQL result is answered in for this Accept header, as Apollo chooses it:
+ * `application/json` without one; undefined when none is acceptable (Apollo answers 406).
+ */
+export function singleResultMediaType(accept: string | undefined): string | undefined {
+  if (!accept) return JSON_CONTENT_TYPE;
+  let mediaType = mediaTypeByAccept.get(accept);
+  if (mediaType === undefined) {
+    mediaType = new Negotiator({ headers: { accept } }).mediaType(SINGLE_RESULT_MEDIA_TYPES) ?? '';
+    mediaTypeByAccept.set(accept, mediaType);
+  }
+  return mediaType || undefined;
+}
+
+/**
+ * GraphQL over HTTP: a client that prefers `application/graphql-response+json` gets its answer
+ * labelled so, whoever made the body (the direct path, Apollo, or the response cache, which keeps
+ * one body for every client and labels it `application/json`). The body is the same in either
+ * media type, so it keeps its ETag; `Vary: Accept` tells shared caches the label depends on it.
+ */
+export function installGraphQLResponseMediaType(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${String(vary)}, accept` : 'accept');
+    const mediaType = singleResultMediaType(request.headers.accept);
+    if (mediaType !== undefined && mediaType !== JSON_CONTENT_TYPE && reply.getHeader('content-type') === JSON_CONTENT_TYPE) {
+      reply.header('content-type', mediaType);
+    }
+    done(null, payload);
+  });
+}
+
+/**
+ * The same for a cached answer the cache's edge writes as a header list (the reply hijacked, so
+ * no onSend hook runs): its content type relabelled for the request's Accept, and `Vary: Accept`.
+ */
+export function labelForAccept(accept: string | undefined): (headers: OutgoingHttpHeader[]) => OutgoingHttpHeader[] {
+  const mediaType = singleResultMediaType(accept);
+  return (headers) => {
+    for (let index = 0; index < headers.length; index += 2) {
+      if (headers[index] === 'content-type' && mediaType !== undefined && headers[index + 1] === JSON_CONTENT_TYPE)
+        headers[index + 1] = mediaType;
+      if (headers[index] === 'vary') headers[index + 1] = `${String(headers[index + 1])}, accept`;
+    }
+    return headers;
+  };
+}

@@ -1,0 +1,42 @@
+// The catalog a coherence run reads and writes: products whose slogans say which write they
+// came from, so every value a read returns names its version.
+import { createTestDatabase } from '../../../scripts/test/postgres.js';
+import { createCatalog, withClient } from '../support/gateway.js';
+
+/** The slogan a writer gives `product` at `version`: unique per write, so a read names the write it saw. */
+export const versionedSlogan = (product: number, version: number, writer: string): string =>
+  `coherence product ${product} version ${version} by ${writer}`;
+
+const CATEGORIES = ['Jackets', 'Pants', 'Kicks', 'Accessories', 'Dresses'];
+
+/**
+ * A fresh database on the suite's Postgres with `products` products (ids 1..n), each with a
+ * feature, a style and a related product, and the initial slogan `versionedSlogan(id, 0, 'seed')`.
+ */
+export async function createCoherenceCatalog(products: number): Promise<string> {
+  const databaseUrl = await createTestDatabase('coherence');
+  await createCatalog(databaseUrl);
+  const ids = Array.from({ length: products }, (_, index) => index + 1);
+  await withClient(databaseUrl, async (client) => {
+    await client.query('SET search_path TO catalog');
+    await client.query(
+      `INSERT INTO products (id, name, slogan, description, category, default_price)
+       SELECT id, 'Product ' || id, slogan, 'Described at length, for a body of some size. ' || repeat('Words ', 40),
+              ($3::text[])[1 + id % cardinality($3::text[])], 10 + id % 90
+       FROM unnest($1::bigint[], $2::text[]) AS t(id, slogan)`,
+      [ids, ids.map((id) => versionedSlogan(id, 0, 'seed')), CATEGORIES],
+    );
+    await client.query(`INSERT INTO features (product_id, feature, value) SELECT id, 'Fabric', 'Canvas' FROM products`);
+    await client.query(`INSERT INTO styles (product_id, name, original_price, default_style) SELECT id, 'Plain', 10, true FROM products`);
+    await client.query(`INSERT INTO related (product_id, related_product_id) SELECT id, 1 + id % $1 FROM products`, [products]);
+  });
+  return databaseUrl;
+}
+
+/** Every product's slogan as the database holds it now: the initial values a run starts from. */
+export function currentSlogans(databaseUrl: string): Promise<Map<number, string>> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ id: string; slogan: string }>('SELECT id, slogan FROM catalog.products');
+    return new Map(rows.map((row) => [Number(row.id), row.slogan]));
+  });
+}

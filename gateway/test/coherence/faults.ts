@@ -1,0 +1,289 @@
+// The faults of a coherence run, injected one after another on a seeded random schedule while
+// the clients run. Each fault proves it happened (a new Redis run_id, a process seen stopped in
+// /proc, keys seen evicted…); one that cannot is recorded as failed, never skipped in silence.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import type { RedisServer } from '../../../scripts/test/redis.js';
+import type { RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
+import { waitFor } from '../../../scripts/test/wait.js';
+import { uniformInt, type Random } from '../../bench/random.js';
+import type { GatewayProcess } from './gateway-process.js';
+import { now } from './history.js';
+
+export type FaultKind =
+  | 'redis memory pressure'
+  | 'redis restarted empty'
+  | 'redis flushed'
+  | 'redis frozen'
+  | 'gateway frozen'
+  | 'gateway restarted'
+  | 'redis primary killed';
+
+/** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica. */
+export interface FaultTargets {
+  redis?: RedisServer;
+  sentinels?: RedisSentinelGroup;
+  gateways: readonly GatewayProcess[];
+}
+
+export interface PlannedFault {
+  kind: FaultKind;
+  /** Quiet time before it begins. */
+  gapBeforeMs: number;
+  /** How long it lasts (a freeze, the junk filling, Redis down between kill and start). */
+  durationMs: number;
+  /** Which gateway a gateway fault hits. */
+  gateway: number;
+}
+
+export interface FaultRecord extends PlannedFault {
+  start: number;
+  end: number;
+  /** What shows it happened, or why it did not. */
+  evidence: string;
+  happened: boolean;
+}
+
+/** How long each kind lasts, in ms: [shortest, longest]. */
+const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
+  'redis memory pressure': [8_000, 12_000],
+  'redis restarted empty': [200, 1_500],
+  'redis flushed': [0, 0],
+  'redis frozen': [1_000, 3_000],
+  'gateway frozen': [1_000, 2_000],
+  'gateway restarted': [0, 0],
+  'redis primary killed': [0, 0],
+};
+const GAP_MS: readonly [number, number] = [1_500, 4_000];
+
+/** Junk written under memory pressure: big values, so a few dozen a second churn a small `maxmemory`. */
+const JUNK_VALUE_BYTES = 64 * 1024;
+/** How often the filler tops up its junk. */
+const JUNK_PACE_MS = 100;
+/** Longest wait for /proc to show a signalled process stopped or running again. */
+const STATE_CHANGE_TIMEOUT_MS = 5_000;
+
+/** Every kind once, in a random order, with random gaps and durations. */
+export function planFaults(random: Random, kinds: readonly FaultKind[], gateways: number): PlannedFault[] {
+  const order = [...kinds];
+  for (let index = order.length - 1; index > 0; index -= 1) {
+    const other = uniformInt(random, 0, index);
+    [order[index], order[other]] = [order[other]!, order[index]!];
+  }
+  return order.map((kind) => ({
+    kind,
+    gapBeforeMs: uniformInt(random, ...GAP_MS),
+    durationMs: uniformInt(random, ...DURATIONS_MS[kind]),
+    gateway: uniformInt(random, 0, gateways - 1),
+  }));
+}
+
+export const formatPlan = (plan: readonly PlannedFault[]): string =>
+  plan.map((fault) => `${fault.kind} (after ${fault.gapBeforeMs} ms, for ${fault.durationMs} ms, gateway ${fault.gateway})`).join(' → ');
+
+/** The state letter of /proc/<pid>/stat: `T` while stopped by SIGSTOP. */
+async function processState(pid: number): Promise<string> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+}
+
+/** Waits until /proc shows `pid` in a state `wanted` accepts (signals are delivered asynchronously). */
+const reachState = (pid: number, what: string, wanted: (state: string) => boolean): Promise<string> =>
+  waitFor(
+    what,
+    async () => {
+      const state = await processState(pid);
+      return wanted(state) ? state : undefined;
+    },
+    STATE_CHANGE_TIMEOUT_MS,
+    10,
+  );
+
+/** SIGSTOPs a process for `durationMs`, proving from /proc that it really was stopped and then resumed. */
+async function freezeProcess(name: string, pid: number, freeze: () => void, thaw: () => void, durationMs: number): Promise<string> {
+  freeze();
+  try {
+    await reachState(pid, `${name} (pid ${pid}) to stop after SIGSTOP (state T)`, (state) => state === 'T');
+    await sleep(durationMs);
+  } finally {
+    thaw();
+  }
+  const resumed = await reachState(pid, `${name} (pid ${pid}) to resume after SIGCONT`, (state) => state !== 'T');
+  return `${name} (pid ${pid}) stopped (state T) for ${durationMs} ms, then resumed (state ${resumed})`;
+}
+
+/** Evicted key names as Redis announces them (`notify-keyspace-events Ee`). */
+async function watchEvictions(url: string): Promise<{ keys: string[]; stop: () => Promise<void> }> {
+  const subscriber = new Redis(url, { maxRetriesPerRequest: 1 });
+  const keys: string[] = [];
+  subscriber.on('pmessage', (_pattern, _channel, key: string) => keys.push(key));
+  await subscriber.psubscribe('__keyevent@*__:evicted');
+  return {
+    keys,
+    async stop() {
+      // Redis answers on this connection in order: once PING is back, every earlier notification is in.
+      await subscriber.ping();
+      subscriber.disconnect();
+    },
+  };
+}
+
+/**
+ * Writes junk keys of random names: at once as much as fits below `maxmemory`, then
+ * `bytesPerSecond` for `durationMs`. Redis makes each value itself (SETRANGE past the end of a
+ * new key), so the filler keeps its pace even when this process is slow to run.
+ */
+async function fillWithJunk(url: string, durationMs: number, bytesPerSecond: number): Promise<number> {
+  const filler = new Redis(url, { maxRetriesPerRequest: 1 });
+  const write = async (count: number) => {
+    const pipeline = filler.pipeline();
+    for (let index = 0; index < count; index += 1) pipeline.setrange(`junk:${randomBytes(8).toString('hex')}`, JUNK_VALUE_BYTES - 1, 'x');
+    const failed = (await pipeline.exec())?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
+  };
+  try {
+    const maxmemory = Number(((await filler.config('GET', 'maxmemory')) as string[])[1]);
+    const used = Number(/^used_memory:(\d+)/m.exec(await filler.info('memory'))?.[1]);
+    const room = Math.ceil(Math.max(0, maxmemory - used) / JUNK_VALUE_BYTES);
+    await write(room);
+    const started = now();
+    let paced = 0;
+    while (now() - started < durationMs) {
+      await sleep(JUNK_PACE_MS);
+      const due = Math.floor(((now() - started) * bytesPerSecond) / 1_000 / JUNK_VALUE_BYTES);
+      await write(due - paced);
+      paced = due;
+    }
+    return room + paced;
+  } finally {
+    filler.disconnect();
+  }
+}
+
+/** How many keys of each kind (`catalog:tag`, `catalog:response`…, `junk`) a list holds, most first. */
+function countByKind(keys: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const key of keys) {
+    const kind = key
+      .split(':')
+      .slice(0, key.startsWith('catalog:') ? 2 : 1)
+      .join(':');
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(', ');
+}
+
+const need = <T>(value: T | undefined, what: string): T => {
+  if (value === undefined) throw new Error(`this run has no ${what}`);
+  return value;
+};
+
+/** Redis under `allkeys-lru` at its `maxmemory`, junk pushing the catalog's own keys out. */
+async function memoryPressure(redis: RedisServer, durationMs: number, bytesPerSecond: number): Promise<string> {
+  const before = await redis.stats();
+  const evictions = await watchEvictions(redis.url);
+  let junk: number;
+  try {
+    junk = await fillWithJunk(redis.url, durationMs, bytesPerSecond);
+  } finally {
+    await evictions.stop();
+  }
+  const after = await redis.stats();
+  if (after.runId !== before.runId) throw new Error('Redis restarted while it was filled: its eviction count started over');
+  const evicted = after.evictedKeys - before.evictedKeys;
+  const catalogKeys = evictions.keys.filter((key) => key.startsWith('catalog:'));
+  const memory = `used_memory ${(before.usedMemoryBytes / 1024 ** 2).toFixed(1)} → ${(after.usedMemoryBytes / 1024 ** 2).toFixed(1)} MiB`;
+  const summary = `${junk} junk values of ${JUNK_VALUE_BYTES / 1024} KiB, ${memory}; evicted_keys +${evicted}: ${countByKind(evictions.keys)}`;
+  if (evicted <= 0) throw new Error(`no key was evicted (${summary})`);
+  if (catalogKeys.length === 0) throw new Error(`no catalog: key was evicted (${summary})`);
+  return summary;
+}
+
+async function restartRedisEmpty(redis: RedisServer, downMs: number): Promise<string> {
+  const before = await redis.stats();
+  await redis.kill();
+  await sleep(downMs);
+  await redis.start();
+  const after = await redis.stats();
+  if (after.runId === before.runId) throw new Error(`Redis kept its run_id ${before.runId}: it was not restarted`);
+  return `killed with ${before.keys} keys, down ${downMs} ms, back empty with run_id ${after.runId.slice(0, 8)} (was ${before.runId.slice(0, 8)}), ${after.keys} keys on its first INFO`;
+}
+
+async function flushRedis(redis: RedisServer): Promise<string> {
+  const before = await redis.stats();
+  await redis.flushAll();
+  return `FLUSHALL answered OK with ${before.keys} keys held`;
+}
+
+async function restartGateway(gateway: GatewayProcess): Promise<string> {
+  const oldPid = gateway.pid;
+  const signal = await gateway.kill();
+  if (signal !== 'SIGKILL') throw new Error(`${gateway.name} (pid ${oldPid}) ended by ${signal}, not SIGKILL`);
+  await gateway.start();
+  return `${gateway.name} pid ${oldPid} ended by SIGKILL; pid ${gateway.pid} answers /readyz on the same port`;
+}
+
+/** Brings `fault` about and returns the evidence that it happened; throws when it did not. */
+async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSecond: number): Promise<string> {
+  const gateway = () => targets.gateways[fault.gateway]!;
+  switch (fault.kind) {
+    case 'redis memory pressure':
+      return memoryPressure(need(targets.redis, 'standalone Redis'), fault.durationMs, junkBytesPerSecond);
+    case 'redis restarted empty':
+      return restartRedisEmpty(need(targets.redis, 'standalone Redis'), fault.durationMs);
+    case 'redis flushed':
+      return flushRedis(need(targets.redis, 'standalone Redis'));
+    case 'redis frozen': {
+      const redis = need(targets.redis, 'standalone Redis');
+      return freezeProcess('redis', need(redis.pid, 'running Redis'), redis.freeze, redis.thaw, fault.durationMs);
+    }
+    case 'gateway frozen':
+      return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
+    case 'gateway restarted':
+      return restartGateway(gateway());
+    case 'redis primary killed': {
+      const { from, to } = await need(targets.sentinels, 'Redis Sentinel group').killPrimary();
+      return `primary on port ${from} killed (SIGKILL); the Sentinels promoted the replica on port ${to}`;
+    }
+  }
+}
+
+/** Injects one fault now and records when it ran and what shows it happened (or why it did not). */
+export async function injectFault(fault: PlannedFault, targets: FaultTargets, junkBytesPerSecond: number): Promise<FaultRecord> {
+  const start = now();
+  try {
+    const evidence = await inject(fault, targets, junkBytesPerSecond);
+    return { ...fault, start, end: now(), evidence, happened: true };
+  } catch (error) {
+    return { ...fault, start, end: now(), evidence: (error as Error).message, happened: false };
+  }
+}
+
+/** Injects the planned faults one after another, each after its gap. `junkBytesPerSecond` paces the memory-pressure filler. */
+export async function injectFaults(
+  plan: readonly PlannedFault[],
+  targets: FaultTargets,
+  junkBytesPerSecond: number,
+): Promise<FaultRecord[]> {
+  const records: FaultRecord[] = [];
+  for (const fault of plan) {
+    await sleep(fault.gapBeforeMs);
+    records.push(await injectFault(fault, targets, junkBytesPerSecond));
+  }
+  return records;
+}
+
+/** The timeline of the faults, times relative to `origin`. */
+export const formatFaults = (records: readonly FaultRecord[], origin: number): string =>
+  records
+    .map(
+      (record) =>
+        `  ${((record.start - origin) / 1000).toFixed(1)}–${((record.end - origin) / 1000).toFixed(1)} s ${record.kind}: ` +
+        `${record.happened ? '' : 'DID NOT HAPPEN: '}${record.evidence}`,
+    )
+    .join('\n');

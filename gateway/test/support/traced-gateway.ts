@@ -1,0 +1,94 @@
+import { startJaeger, type JaegerSpan, type JaegerTrace, type TailSampling, type TestJaeger } from '../../../scripts/test/jaeger.js';
+import { freePort } from '../../../scripts/test/ports.js';
+import type { GroupProcess } from '../../../scripts/test/process.js';
+import { createFixtureDatabase, startGatewayCli, testRedisUrl } from './gateway.js';
+
+/** A gateway process with tracing on, sending its traces to a Jaeger of its own. */
+export interface TracedGateway {
+  base: string;
+  /** Where Prometheus scrapes it (host:port) and the URL of its metrics. */
+  metricsTarget: string;
+  metricsUrl: string;
+  jaeger: TestJaeger;
+  process: GroupProcess;
+  stop(): Promise<void>;
+}
+
+export interface TracedGatewayOptions {
+  /** The suite's Redis database the gateway uses (its own: cached bodies must not mix); none without. */
+  redisDatabase?: number;
+  /** Gateway settings over the defaults (the fixture catalog, every request traced). */
+  env?: Record<string, string>;
+  /** The collector's tail sampling, if any. */
+  tailSampling?: TailSampling;
+}
+
+/**
+ * Jaeger, then the gateway CLI (tracing must start before the gateway's modules load, so it runs
+ * as its own process) on the fixture catalog, every request traced unless `env` says otherwise.
+ */
+export async function startTracedGateway({ redisDatabase, env = {}, tailSampling }: TracedGatewayOptions): Promise<TracedGateway> {
+  const jaeger = await startJaeger({ tailSampling });
+  const port = await freePort();
+  const gateway = startGatewayCli([], {
+    DATABASE_URL: env.DATABASE_URL ?? (await createFixtureDatabase()),
+    ...(redisDatabase === undefined ? {} : { REDIS_URL: testRedisUrl(redisDatabase) }),
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: '1.0',
+    // Spans leave in batches every 200 ms instead of 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    ...env,
+  });
+  try {
+    await gateway.waitForOutput('catalog-gateway ready', 60_000);
+  } catch (error) {
+    await jaeger.stop();
+    throw error;
+  }
+  const base = `http://127.0.0.1:${port}`;
+  // The one place that knows where /metrics is served.
+  const metricsTarget = `127.0.0.1:${port}`;
+  return {
+    base,
+    metricsTarget,
+    metricsUrl: `http://${metricsTarget}/metrics`,
+    jaeger,
+    process: gateway,
+    async stop() {
+      await gateway.stop(10_000);
+      await jaeger.stop();
+    },
+  };
+}
+
+/** The trace id a traced response names in its `traceresponse` header. */
+export function traceIdOf(response: Response): string {
+  const header = response.headers.get('traceresponse');
+  const match = header && /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(header);
+  if (!match) throw new Error(`the response names no trace: traceresponse is ${header}`);
+  return match[1]!;
+}
+
+/** A span's tag value. */
+export const tagOf = (span: JaegerSpan, key: string): string | number | boolean | undefined =>
+  span.tags.find((tag) => tag.key === key)?.value;
+
+/**
+ * The span's parent in its trace, if any: its first reference, as Jaeger's UI draws the tree (a
+ * parent that is also linked, as a DataLoader batch's first load is, comes as FOLLOWS_FROM).
+ */
+export function parentOf(trace: JaegerTrace, span: JaegerSpan): JaegerSpan | undefined {
+  const reference = span.references[0];
+  return reference && trace.spans.find((candidate) => candidate.spanID === reference.spanID);
+}
+
+/** The trace's spans named `name` (or starting with it, for `prefix*`). */
+export function spansNamed(trace: JaegerTrace, name: string): JaegerSpan[] {
+  const matches = name.endsWith('*')
+    ? (span: JaegerSpan) => span.operationName.startsWith(name.slice(0, -1))
+    : (span: JaegerSpan) => span.operationName === name;
+  return trace.spans.filter(matches);
+}
