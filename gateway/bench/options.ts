@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { VARIANT_NAMES, type VariantName } from './variants.js';
 import type { LoadSettings } from './wrk.js';
 
 /** The workloads by their short names, in the order a run measures them. */
@@ -21,12 +22,14 @@ export interface BenchOptions {
   workloads: ReadonlySet<WorkloadName>;
   /** Another checkout of the repository whose gateway joins the hot mix, for a before/after ratio. */
   baselineCheckout: string | undefined;
+  /** Gateways with a feature on (variants.ts) that join the product page and the hot mix. */
+  variants: readonly VariantName[];
 }
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
                                 [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail,storefront]
-                                [--accept-encoding VALUE] [--baseline-checkout DIR]`;
+                                [--accept-encoding VALUE] [--baseline-checkout DIR] [--variants ${VARIANT_NAMES.join(',')}]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -51,6 +54,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       workloads: { type: 'string', default: WORKLOAD_NAMES.join(',') },
       'accept-encoding': { type: 'string' },
       'baseline-checkout': { type: 'string' },
+      variants: { type: 'string', default: '' },
     },
     strict: true,
   });
@@ -71,7 +75,19 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     profileGateway: values['profile-gateway'],
     workloads: workloadSet(values.workloads),
     baselineCheckout: values['baseline-checkout'],
+    variants: variantList(values.variants),
   };
+}
+
+function variantList(list: string): VariantName[] {
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(VARIANT_NAMES as string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`--variants takes a comma-separated list of ${VARIANT_NAMES.join(', ')}; got "${list}"\n${USAGE}`);
+  return names as VariantName[];
 }
 
 function workloadSet(list: string): ReadonlySet<WorkloadName> {

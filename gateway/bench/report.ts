@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
+import { CONTROL_TARGET, VARIANT_SHARE_TARGETS, VARIANTS, type VariantTarget } from './variants.js';
 import type { LoadResult } from './wrk.js';
 
 export type Workload =
@@ -10,7 +11,7 @@ export type Workload =
   | 'GraphQL product page, cold'
   | 'Storefront category page 1 by price'
   | 'Storefront deep category page by price';
-export type TargetName = 'gateway' | 'gateway, cache on' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)';
+export type TargetName = 'gateway' | 'gateway, cache on' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)' | VariantTarget;
 
 export interface Cell extends LoadResult {
   workload: Workload;
@@ -75,6 +76,14 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
+    // Present with --variants: a feature on against the control (default settings), in the same run.
+    ...Object.values(VARIANTS)
+      .filter(({ target }) => target !== CONTROL_TARGET && cells.some((cell) => cell.target === target))
+      .flatMap(({ target }) =>
+        Object.entries(VARIANT_SHARE_TARGETS).flatMap(([workload, share]) =>
+          ratioPair(cells, workload as Workload, CONTROL_TARGET, share, target),
+        ),
+      ),
   ];
 }
 

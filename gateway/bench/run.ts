@@ -29,6 +29,7 @@ import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
 import { ensureImageNode, IMAGE_NODE } from './targets/runtime.js';
 import type { ServerProcess } from './targets/server-process.js';
+import { VARIANTS, type VariantTarget } from './variants.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const LOG_DIR = join(RESULTS_DIR, 'logs');
@@ -77,6 +78,22 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
+  // --variants: a gateway per feature switched on, and a control, each on a Redis database of its own.
+  const variants: Array<{ target: VariantTarget; server: ServerProcess }> = [];
+  for (const [index, name] of (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).entries()) {
+    const { target, env } = VARIANTS[name];
+    const server = await startGateway({
+      databaseUrl: dataset.databaseUrl,
+      redisUrl: `${redis.url}/${index + 1}`,
+      logLevel: options.gatewayLogLevel,
+      logDir: LOG_DIR,
+      name: `gateway-${name}`,
+      env,
+    });
+    cleanups.push(() => server.stop());
+    variants.push({ target, server });
+    log(`${target} ready at ${server.baseUrl}`);
+  }
   const seed = options.seed;
   const redisPid = findPid('redis-server', `127.0.0.1:${redis.port}`);
   if (redisPid === undefined) throw new Error(`cannot find the benchmark's redis-server (port ${redis.port}) in /proc`);
@@ -131,16 +148,20 @@ try {
     cleanups.push(() => postgraphile.stop());
     log(`postgraphile ready at ${postgraphile.baseUrl}`);
     await assertSameProductPage(gateway, postgraphile, productIds.min);
-    const graphqlContender = async (target: 'gateway' | 'postgraphile', server: ServerProcess, planSeed: number) => ({
-      target,
-      server,
-      warmup: await plan(`graphql-warmup-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed + 100)),
-      rounds: await roundsOf(`graphql-cold-${target}`, coldGraphqlPlan(target, productIds, COLD_PLAN_SIZE, planSeed)),
-      cold: true,
-    });
+    const graphqlContender = async (target: Contender['target'], dialect: GraphqlDialect, server: ServerProcess, planSeed: number) => {
+      const file = target.replaceAll(/\W+/g, '-');
+      return {
+        target,
+        server,
+        warmup: await plan(`graphql-warmup-${file}`, coldGraphqlPlan(dialect, productIds, COLD_PLAN_SIZE, planSeed + 100)),
+        rounds: await roundsOf(`graphql-cold-${file}`, coldGraphqlPlan(dialect, productIds, COLD_PLAN_SIZE, planSeed)),
+        cold: true,
+      };
+    };
     await compare('GraphQL product page, cold', [
-      await graphqlContender('gateway', gateway, seed + 1),
-      await graphqlContender('postgraphile', postgraphile, seed + 2),
+      await graphqlContender('gateway', 'gateway', gateway, seed + 1),
+      await graphqlContender('postgraphile', 'postgraphile', postgraphile, seed + 2),
+      ...(await Promise.all(variants.map(({ target, server }, index) => graphqlContender(target, 'gateway', server, seed + 10 + index)))),
     ]);
     await postgraphile.stop();
   }
@@ -212,11 +233,13 @@ try {
       await warmCache(gateway, hotPaths);
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
       const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
+      for (const { server } of variants) await warmCache(server, hotPaths);
       const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
+        ...variants.map(({ target, server }) => ({ target, server, warmup: restHot, rounds: hotRounds, cold: false })),
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
     }

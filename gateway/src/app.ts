@@ -29,6 +29,7 @@ import { installRequestLog } from './http/request-log.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
+import { createClientLimits, installClientLimits } from './limits/client-limits.js';
 import { createMetrics, observePools } from './metrics/metrics.js';
 import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { ProductPager } from './paging/product-pager.js';
@@ -102,6 +103,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
   const lifecycle: Lifecycle = { closing: false };
+  const requestIdOf = createRequestIds();
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
   const edge = { lookup: new EdgeLookup(cache), responder: new EdgeResponder(metrics, logger, lifecycle, cors) };
   const services: Services = {
@@ -116,11 +118,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     trustedDocuments,
     writes: new ProductWrites(repositories.products, coherence.writes),
     metrics,
+    limits: createClientLimits(config, redis, metrics, logger, { cors, requestIdOf, lifecycle }),
   };
 
-  const requestIdOf = createRequestIds();
   const app = Fastify({
-    serverFactory: tracingServer(createServerWithHotLane(edge.lookup, edge.responder, requestIdOf, serverTimeouts(config))),
+    serverFactory: tracingServer(
+      createServerWithHotLane(edge.lookup, edge.responder, requestIdOf, services.limits, serverTimeouts(config)),
+    ),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
@@ -139,6 +143,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
+  // First, as in the hot lane: a client over its limit gets nothing else.
+  installClientLimits(app, services.limits);
   installRequestLog(app);
   installCommonHeaders(app, lifecycle);
   installGracefulClose(app, lifecycle);

@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
+import { costBudgetProblems, parseClientsConfig, parseNetworks } from './limits/limits-config.js';
 
 const integer = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -119,6 +120,18 @@ export const configSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 3_600_000, 75_000),
   HTTP_HEADERS_TIMEOUT_MS: integer(1_000, 600_000, 10_000),
   HTTP_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 30_000),
+  RATE_LIMIT_ENABLED: booleanSwitch.default('false'),
+  RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400, 60),
+  RATE_LIMIT_REQUESTS: integer(1, 1_000_000_000, 1_200),
+  RATE_LIMIT_GRAPHQL_COST: integer(1, 1_000_000_000_000, 200_000),
+  RATE_LIMIT_API_KEY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name')
+    .default('x-api-key')
+    .transform((name) => name.toLowerCase()),
+  RATE_LIMIT_TRUSTED_PROXIES: z.string().min(0).default('').transform(parseNetworks),
+  RATE_LIMIT_CLIENTS: z.string().min(0).default('').transform(parseClientsConfig),
+  RATE_LIMIT_SYNC_MS: integer(5, 10_000, 50),
 });
 
 /**
@@ -254,6 +267,31 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       'longest time a client may take to send a whole request, body included (at least `HTTP_HEADERS_TIMEOUT_MS`); slower is a 408 and the connection is closed. Responses are not bounded by it',
   },
+  RATE_LIMIT_ENABLED: {
+    description:
+      "`true`/`false`: limit each client's requests and GraphQL cost per window (429 with `Retry-After` and `RateLimit` headers), counted across replicas through Redis",
+  },
+  RATE_LIMIT_WINDOW_SECONDS: { description: 'length of the rate-limit window; windows start at multiples of it (Unix time)' },
+  RATE_LIMIT_REQUESTS: { description: 'requests a client may make per window, unless RATE_LIMIT_CLIENTS says otherwise' },
+  RATE_LIMIT_GRAPHQL_COST: {
+    description:
+      'GraphQL cost (as the complexity limit computes it) a client may spend per window, unless RATE_LIMIT_CLIENTS says otherwise; at least GRAPHQL_MAX_COMPLEXITY',
+  },
+  RATE_LIMIT_API_KEY_HEADER: { description: "request header carrying a client's API key (keys are listed in RATE_LIMIT_CLIENTS)" },
+  RATE_LIMIT_TRUSTED_PROXIES: {
+    description:
+      'comma-separated addresses or CIDR blocks (IPv4, IPv6) of the proxies in front of the gateway: only from these is `X-Forwarded-For` believed when a client is known by its address',
+    defaultText: '– (the socket address counts)',
+  },
+  RATE_LIMIT_CLIENTS: {
+    description:
+      'JSON: known clients by the SHA-256 of their key (`{"clients": {"shop": {"keySha256": "…", "requests": 6000}}, "classes": {"ip": {"requests": 300}}}`), per-client and per-class limits, `"exempt": true` for internal clients; see the README',
+    defaultText: '– (every client by its address, default limits)',
+  },
+  RATE_LIMIT_SYNC_MS: {
+    description:
+      "how often each replica writes its counts of its clients to Redis and reads the other replicas' back; a client may overrun its limit by what it sent other replicas in that time",
+  },
 };
 
 /** Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production. */
@@ -302,7 +340,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? [...cacheHeapProblem(parsed.data, heapLimitBytes), ...timeoutProblem(parsed.data), ...readUrlProblem(parsed.data)]
+    ? [
+        ...cacheHeapProblem(parsed.data, heapLimitBytes),
+        ...timeoutProblem(parsed.data),
+        ...readUrlProblem(parsed.data),
+        ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : []),
+      ]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (parsed.success && parsed.data.REDIS_URL && parsed.data.REDIS_SENTINELS.length > 0) {
     problems.push('  REDIS_SENTINELS: set REDIS_URL or REDIS_SENTINELS, not both');

@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { ReadTarget, ReadTargets } from './db/read-targets.js';
 import type { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
+import type { ClientLimits } from './limits/client-limits.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ProductPager } from './paging/product-pager.js';
@@ -31,6 +32,8 @@ export interface Services {
   trustedDocuments: TrustedDocuments | undefined;
   writes: ProductWrites;
   metrics: Metrics;
+  /** Per-client request and GraphQL cost limits (a no-op when off). */
+  limits: ClientLimits;
 }
 
 /** What one response is built with: fresh DataLoaders over one read target, and the tags they collect. */

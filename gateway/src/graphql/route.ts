@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.js';
 import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
 import { JitExecutor } from './jit-executor.js';
-import { createPersistedQueries, type GraphQLParams } from './persisted-queries.js';
+import { createPersistedQueries, type GraphQLParams, type ResolvedOperation } from './persisted-queries.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { installGraphQLResponseMediaType, labelForAccept } from './response-media-type.js';
@@ -54,6 +54,18 @@ function parametersOfGet(search: Record<string, string | string[] | undefined>):
   };
   // As in a JSON body, a parameter not given is absent, not undefined (Apollo tells the two apart).
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
+}
+
+/** The cost of an operation that will run; undefined for one that will not (invalid, or over the complexity limit). */
+function runnableCost(
+  complexity: ComplexityLimit,
+  { document, valid, operation, operationName, params }: ResolvedOperation,
+): number | undefined {
+  if (!document || !valid || !operation) return undefined;
+  const sent = params.variables;
+  const variables = typeof sent === 'object' && sent !== null && !Array.isArray(sent) ? (sent as Record<string, unknown>) : {};
+  const cost = complexity.cost(document, operationName, variables);
+  return cost !== undefined && cost <= complexity.maxComplexity ? cost : undefined;
 }
 
 /**
@@ -116,6 +128,9 @@ export function graphqlRoute(services: Services) {
           .header('allow', 'POST')
           .send(graphqlErrors(`mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED'));
       }
+      // Per-client limits: an operation that will run is charged its cost, answered from the cache or not.
+      const refusal = services.limits.chargeGraphQLCost(request.raw, reply.raw, runnableCost(complexity, resolved));
+      if (refusal) return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
       let executionFailed = false;
 
       // Queries through the cache may read a replica (it chooses); mutations and the rest read the primary.

@@ -23,3 +23,7 @@ export const redisResponseKey = (cacheKey: string): string => `${PROTOCOL}:respo
 
 /** A persisted query's text by its SHA-256: not part of the catalog, so no epoch voids it. */
 export const redisPersistedQueryKey = (sha256Hash: string): string => `catalog:apq:${sha256Hash}`;
+
+/** A client's rate-limit counts in one window (its length in seconds, and its index in Unix time), a field per replica. */
+export const redisClientUsageKey = (windowSeconds: number, window: number, clientKey: string): string =>
+  `catalog:limits:${windowSeconds}:${window}:${clientKey}`;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { RequestIdOf } from '../../http/request-ids.js';
+import type { ClientLimits } from '../../limits/client-limits.js';
 import type { EdgeLookup } from './edge-lookup.js';
 import type { EdgeResponder } from './edge-responder.js';
 
@@ -10,10 +11,17 @@ import type { EdgeResponder } from './edge-responder.js';
  * per-request objects and hook chain. Everything else goes to Fastify; a request Redis missed is
  * marked (EdgeLookup), so its route does not ask Redis again.
  */
-export function createServerWithHotLane(lookup: EdgeLookup, responder: EdgeResponder, requestIdOf: RequestIdOf, options: ServerOptions) {
+export function createServerWithHotLane(
+  lookup: EdgeLookup,
+  responder: EdgeResponder,
+  requestIdOf: RequestIdOf,
+  limits: ClientLimits,
+  options: ServerOptions,
+) {
   return (fastifyHandler: RequestListener): Server =>
     createServer(options, (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now();
+      if (!limits.admit(request, response)) return;
       const entry = lookup.memoryEntry(request);
       if (entry) return responder.answer(request, response, entry, 'memory', requestIdOf(request), started);
       if (!lookup.mayBeShared(request)) return fastifyHandler(request, response);

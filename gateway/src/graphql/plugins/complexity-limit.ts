@@ -96,16 +96,20 @@ export class ComplexityLimit {
    * operation whose variables cannot be costed passes: execution rejects them next, naming the variable.
    */
   check(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): GraphQLError | undefined {
-    let cost: number;
-    try {
-      cost = this.costOf(document, operationName, variables);
-    } catch {
-      return undefined;
-    }
-    if (cost <= this.maxComplexity) return undefined;
+    const cost = this.cost(document, operationName, variables);
+    if (cost === undefined || cost <= this.maxComplexity) return undefined;
     return new GraphQLError(`query complexity ${cost} exceeds the limit of ${this.maxComplexity}`, {
       extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
     });
+  }
+
+  /** The operation's cost (what the limit is checked against), or undefined when its variables cannot be costed. */
+  cost(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): number | undefined {
+    try {
+      return this.costOf(document, operationName, variables);
+    } catch {
+      return undefined;
+    }
   }
 
   private costOf(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): number {

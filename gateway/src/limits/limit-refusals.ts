@@ -1,0 +1,58 @@
+import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import type { ClientPolicy } from './limit-policies.js';
+import { COST_POLICY, REQUESTS_POLICY } from './ratelimit-fields.js';
+
+/** A 429 answer, as a route sends it or the edge writes it. */
+export interface Refusal {
+  status: 429;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The GraphQL error code of a refusal (`extensions.code`), as other gateways name it. */
+export const RATE_LIMITED_CODE = 'RATE_LIMITED';
+
+const GRAPHQL_PATH = /^\/graphql(?:[/?]|$)/;
+
+/** What a client still had when it was refused, and when the window ends. */
+export interface RefusalState {
+  policy: ClientPolicy;
+  windowSeconds: number;
+  /** The RateLimit field: every policy's remaining units and reset. */
+  rateLimitField: string;
+  secondsLeft: number;
+}
+
+function refusal(message: string, graphql: boolean, { policy, rateLimitField, secondsLeft }: RefusalState): Refusal {
+  const body = graphql
+    ? JSON.stringify({ errors: [{ message, extensions: { code: RATE_LIMITED_CODE } }] })
+    : JSON.stringify({ error: message });
+  return {
+    status: 429,
+    headers: {
+      'content-type': JSON_CONTENT_TYPE,
+      'cache-control': 'no-store',
+      // The draft: Retry-After no earlier than the RateLimit reset (both: the window's end).
+      'retry-after': String(secondsLeft),
+      ratelimit: rateLimitField,
+      'ratelimit-policy': policy.field,
+    },
+    body,
+  };
+}
+
+/** Over the request quota: REST's `{"error": …}`, or a GraphQL error for /graphql. */
+export function requestsRefusal(url: string, state: RefusalState): Refusal {
+  const message =
+    `rate limit exceeded: ${state.policy.requests} requests per ${state.windowSeconds} s for this client ` +
+    `(policy "${REQUESTS_POLICY}"); retry in ${state.secondsLeft} s`;
+  return refusal(message, GRAPHQL_PATH.test(url), state);
+}
+
+/** Over the GraphQL cost budget: a GraphQL error naming the operation's cost and what was left. */
+export function costRefusal(cost: number, remaining: number, state: RefusalState): Refusal {
+  const message =
+    `GraphQL cost limit exceeded: this operation costs ${cost}, and ${remaining} of this client's ${state.policy.graphqlCost} ` +
+    `per ${state.windowSeconds} s remain (policy "${COST_POLICY}"); retry in ${state.secondsLeft} s`;
+  return refusal(message, true, state);
+}
