@@ -3,7 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { countStatements, createFixtureDatabase, graphql, postGraphQL, startGateway, testRedisUrl } from './support/gateway.js';
+import {
+  countStatements,
+  createFixtureDatabase,
+  graphql,
+  metricValue,
+  postGraphQL,
+  startGateway,
+  startListeningGateway,
+  testRedisUrl,
+} from './support/gateway.js';
 
 /** Junk REST requests: what one client sends in a few seconds (each is refused before any work). */
 const JUNK = 10_000;
@@ -61,6 +70,29 @@ describe('canonical cache keys', () => {
     assert.equal((await responsesInRedis()) - keysBefore, 0);
   });
 
+  it('asks Redis nothing for junk at the edge: a URL that is no cache key is refused by its route', async () => {
+    const { app: listening, base } = await startListeningGateway(await createFixtureDatabase(), { REDIS_URL: redisUrl });
+    try {
+      const redisLookups = async () => {
+        const text = (await listening.inject({ method: 'GET', url: '/metrics' })).body;
+        return (
+          metricValue(text, 'catalog_cache_lookups_total{backend="redis",result="hit"}') +
+          metricValue(text, 'catalog_cache_lookups_total{backend="redis",result="miss"}')
+        );
+      };
+      const before = await redisLookups();
+      for (let index = 0; index < 200; index += 1) {
+        const url = index % 2 === 0 ? `/products/2?x=${index}` : `/products?page=1&count=5&x=${index}`;
+        const response = await fetch(`${base}${url}`);
+        assert.equal(response.status, 400, url);
+        await response.arrayBuffer();
+      }
+      assert.equal((await redisLookups()) - before, 0);
+    } finally {
+      await listening.close();
+    }
+  });
+
   it(`answers ${GRAPHQL_JUNK} GraphQL requests that differ only in formatting, other operations and undeclared variables from one entry`, async () => {
     const keysBefore = await responsesInRedis();
     const statements = await countStatements(app, async () => {
@@ -77,6 +109,20 @@ describe('canonical cache keys', () => {
     });
     assert.ok(statements.length <= 1 + SPARE_READS, `the first request's read, and a few spare at most: ${statements.length}`);
     assert.ok((await responsesInRedis()) - keysBefore <= 1, 'one Redis entry at most');
+  });
+
+  it('never answers a malformed request from the entry of the well-formed one it resembles', async () => {
+    const query = '{ product(id: 4) { id } }';
+    assert.equal((await postGraphQL(app, { query })).statusCode, 200);
+    for (const malformed of [
+      { query, operationName: {} },
+      { query, operationName: 7 },
+      { query, variables: '{}' },
+      { query, variables: [1] },
+    ]) {
+      const response = await postGraphQL(app, malformed);
+      assert.equal(response.statusCode, 400, JSON.stringify(malformed));
+    }
   });
 
   it('keeps at most CACHE_MAX_ENTRIES_PER_TAG responses of one product in Redis, however many distinct queries name it', async () => {

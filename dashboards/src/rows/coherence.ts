@@ -31,7 +31,11 @@ export const coherenceRow: DashboardRow = {
       unit: 's',
       width: WIDTH,
       queries: [
-        { expr: quantile(0.95, 'catalog_coherence_write_ack_wait_seconds', GATEWAY_IN_NAMESPACE, []), legend: 'write wait p95' },
+        // Without writes the quantile is NaN: shown as 0, not as a gap.
+        {
+          expr: `(${quantile(0.95, 'catalog_coherence_write_ack_wait_seconds', GATEWAY_IN_NAMESPACE, [])} >= 0) or on () vector(0)`,
+          legend: 'write wait p95',
+        },
         {
           expr: sumRate('catalog_cache_shared_stores_total', `${GATEWAY_IN_NAMESPACE}, result!="stored"`, ['result']),
           legend: 'stores {{result}} /s',

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { isLegacyList, type ProductListQuery } from '../paging/product-list-query.js';
+import { CACHED_ROUTES } from './cached-routes.js';
 
 /**
  * A REST GET's cache key: its path, then the query parameters that decide its answer, in the
@@ -32,6 +33,20 @@ export function listCacheKey({ page, count, sort, filter }: ProductListQuery): s
     ['filter', legacy ? undefined : JSON.stringify(filter)],
   ]);
 }
+
+/**
+ * Every REST cache key as `restCacheKey` and `listCacheKey` write them, from the cached routes:
+ * a product route's path with a parsed id, or the list's page, count and, when filtered or
+ * sorted, its sort and filter. The edge asks Redis only for such URLs (or their aliases): a URL
+ * with anything else in it cannot be a key, so junk costs Redis nothing.
+ */
+const REST_CACHE_KEY = new RegExp(
+  `^(?:${CACHED_ROUTES.filter((route) => route.includes(':'))
+    .map((route) => route.replace(/:\w+/g, '\\d+'))
+    .join('|')}|/products\\?page=\\d+&count=\\d+(?:&sort=\\w+&filter=[^&#]*)?)$`,
+);
+
+export const isRestCacheKey = (url: string): boolean => REST_CACHE_KEY.test(url);
 
 /**
  * A GraphQL query's cache key: what decides its answer (graphql/documents.ts `whatDecides`: the

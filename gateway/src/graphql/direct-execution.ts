@@ -3,15 +3,11 @@ import type { GraphQLContext } from './context.js';
 import type { JitExecutor } from './jit-executor.js';
 import type { GraphQLParams } from './persisted-queries.js';
 import type { ComplexityLimit } from './plugins/complexity-limit.js';
+import { isRecord, wellFormedRequest } from './request-shape.js';
 import { singleResultMediaType } from './response-media-type.js';
 
 /** A request run here: its JSON body, or (when it produced errors) its execution for Apollo to answer. */
 export type DirectOutcome = { body: string } | { execution: Promise<ExecutionResult> };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Absent, null or an object: what Apollo accepts for `variables` and `extensions` in a POST body. */
-const isRecordOrNothing = (value: unknown): boolean => value === undefined || value === null || isRecord(value);
 
 export interface DirectRequest {
   /** The request as Apollo would be given it (a POST body). */
@@ -67,9 +63,6 @@ export class DirectExecution {
    * objects if given, and no persisted-query extension left (the gateway resolves those first).
    */
   private wellFormed(params: GraphQLParams): boolean {
-    if (!isRecord(params) || typeof params.query !== 'string') return false;
-    if (params.operationName !== undefined && params.operationName !== null && typeof params.operationName !== 'string') return false;
-    if (!isRecordOrNothing(params.variables) || !isRecordOrNothing(params.extensions)) return false;
-    return !(params.extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
+    return wellFormedRequest(params) && !(params.extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
   }
 }

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Counter } from 'prom-client';
 import { graphqlCacheKey } from '../cache/keys.js';
+import { wellFormedRequest } from './request-shape.js';
 import type { Services } from '../services.js';
 import type { DocumentCache, KnownDocument } from './documents.js';
 import type { PersistedQueryStore } from './persisted-query-store.js';
@@ -238,7 +239,7 @@ export class PersistedQueries {
     const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const cacheKey =
-      document && valid && operation?.operation === 'query'
+      document && valid && operation?.operation === 'query' && wellFormedRequest(params)
         ? () => graphqlCacheKey(this.options.documents.whatDecides(document, operation, params.variables))
         : undefined;
     return {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { isCachedRestUrl } from '../cached-routes.js';
+import { isRestCacheKey } from '../keys.js';
 import type { MemoryEntry } from '../memory-store.js';
 import type { ResponseCache } from '../response-cache.js';
 
@@ -31,9 +31,13 @@ export class EdgeLookup {
     return key === undefined ? undefined : this.cache.peek(key);
   }
 
-  /** Whether Redis may hold the answer to a request the in-process cache missed: GETs and HEADs of the cached REST routes. */
+  /**
+   * Whether Redis may hold the answer to a request the in-process cache missed: a GET or HEAD whose
+   * URL is a REST cache key, or an alias of one.
+   */
   mayBeShared(request: IncomingMessage): boolean {
-    return this.cache.shared && (request.method === 'GET' || request.method === 'HEAD') && isCachedRestUrl(request.url!);
+    if (!this.cache.shared || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+    return isRestCacheKey(this.aliases.get(request.url!) ?? request.url!);
   }
 
   /**
