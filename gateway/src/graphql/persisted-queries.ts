@@ -238,12 +238,13 @@ export class PersistedQueries {
     const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
     const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
+    const run = query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions);
     const cacheKey =
-      document && valid && operation?.operation === 'query' && wellFormedRequest(params)
-        ? () => graphqlCacheKey(this.options.documents.whatDecides(document, operation, params.variables))
+      document && valid && operation?.operation === 'query' && wellFormedRequest(run)
+        ? () => graphqlCacheKey(this.options.documents.whatDecides(document, operation, run.variables))
         : undefined;
     return {
-      params: query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions),
+      params: run,
       operationName,
       document,
       valid,
