@@ -22,7 +22,7 @@ import {
 } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { startGatewayProcess, type GatewayProcess } from '../coherence/gateway-process.js';
-import { eventually, metricValue, WRITE_TOKEN } from '../support/gateway.js';
+import { authorized, eventually, graphql, metricValue, startGateway, WRITE_TOKEN } from '../support/gateway.js';
 import {
   BYSTANDER_ID,
   CACHE_ENTRIES_PER_PRODUCT,
@@ -466,5 +466,66 @@ describe('read-your-writes with the replica lagging (replay paused), through two
     assert.deepEqual(await productsOn(replica), newCatalog, 'the replica replayed the swap');
     await replicaInUse();
     await readsLandOnTheReplica(ids.slice(0, 8), newCatalog);
+  });
+});
+
+/**
+ * A write whose writer cannot read the primary's WAL position after its commit (its connection
+ * lost, the read timed out) is announced without one, here or through Redis alike: no reader
+ * knows what a replica must have replayed to serve it, so none may serve anything until the
+ * primary says where it is. One gateway in-process suffices; it connects as a role that
+ * `pg_current_wal_lsn()` can be taken from (a superuser bypasses function grants).
+ */
+describe("read-your-writes when a write's WAL position cannot be read", () => {
+  const ROLE = 'catalog_gateway_ryw';
+  /** `node`'s URL of the test database, as ROLE. */
+  const urlAsRole = (node: PostgresNode) => node.urlFor(database).replace('//postgres@', `//${ROLE}@`);
+
+  before(async () => {
+    await servers.primary.query(database, `CREATE ROLE ${ROLE} LOGIN`);
+    for (const grant of [
+      `GRANT USAGE ON SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+      `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+    ]) {
+      await servers.primary.query(database, grant);
+    }
+  });
+  after(async () => {
+    await replica.resumeReplay().catch(() => {});
+    await servers.primary.query(database, 'GRANT EXECUTE ON FUNCTION pg_current_wal_lsn() TO PUBLIC');
+  });
+
+  it('keeps the replica out of reads of it (the floor is raised) instead of trusting a replica that has not replayed it', async () => {
+    const app = await startGateway(urlAsRole(servers.primary), {
+      DATABASE_READ_URLS: urlAsRole(replica),
+      DATABASE_READ_MAX_LAG_MS: '300000',
+      CACHE_TTL_SECONDS: '3600',
+    });
+    try {
+      const [target] = app.services.reads.replicas;
+      await servers.caughtUp();
+      await eventually('the replica in the rotation', async () => target!.inRotation(), REPLICATION_WAIT_MS);
+      const id = 9;
+      const before = await app.inject({ method: 'GET', url: `/products/${id}` });
+      assert.equal(before.statusCode, 200);
+      // The primary's position can no longer be read by the gateway (as when its connection to the
+      // primary fails right after a commit): its polls fail, so the replica, caught up with the
+      // last position the gateway saw, stays in the rotation with no lag.
+      await servers.primary.query(database, 'REVOKE EXECUTE ON FUNCTION pg_current_wal_lsn() FROM PUBLIC');
+      await servers.caughtUp();
+      await replica.pauseReplay();
+      const slogan = 'Written while neither its position nor the replica could be trusted';
+      const put = await app.inject({ method: 'PUT', url: `/products/${id}`, headers: authorized, payload: { slogan } });
+      assert.equal(put.statusCode, 200, put.body);
+      assert.ok(target!.inRotation(), 'the lagging replica is still in the rotation');
+      assert.notEqual((await productsOn(replica)).get(id)?.slogan, slogan, 'the replica has not replayed the write');
+      const after = await app.inject({ method: 'GET', url: `/products/${id}` });
+      assert.equal(after.json().slogan, slogan);
+      const graphqlAfter = await graphql(app, `{ product(id: ${id}) { slogan } }`);
+      assert.equal(graphqlAfter.json().data.product.slogan, slogan);
+    } finally {
+      await app.close();
+    }
   });
 });
