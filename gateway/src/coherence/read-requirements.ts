@@ -9,7 +9,7 @@ const MOST_REMEMBERED_TAGS = 50_000;
  * "Consistency", rules 4, 7, 8, 9): the tags of writes in flight (pending: announced, not
  * committed yet), the primary's WAL position each committed write needs a streaming replica to
  * have replayed, and a floor every replica read must reach (raised when changes may have been
- * missed, or a new catalog was swapped in). Fed by the catalog events; asked by the response cache.
+ * missed, a new catalog was swapped in, or a write's position could not be read). Fed by the catalog events; asked by the response cache.
  */
 export class ReadRequirements {
   private readonly pendingUntil = new Map<string, number>();
@@ -37,6 +37,8 @@ export class ReadRequirements {
         this.pendingUntil.delete(tag);
         if (change.lsn !== undefined) this.need(tag, change.lsn);
       }
+      // Its writer could not read where it committed: replicas must reach the primary's position now.
+      if (change.lsn === undefined) this.raiseFloor();
     });
     events.on('missed', () => this.raiseFloor());
     events.on('swapped', () => this.raiseFloor());

@@ -10,11 +10,12 @@ export const versionedSlogan = (product: number, version: number, writer: string
 const CATEGORIES = ['Jackets', 'Pants', 'Kicks', 'Accessories', 'Dresses'];
 
 /**
- * A fresh database on the suite's Postgres with `products` products (ids 1..n), each with a
- * feature, a style and a related product, and the initial slogan `versionedSlogan(id, 0, 'seed')`.
+ * `products` products (ids 1..n), each with a feature, a style and a related product, and the
+ * initial slogan `versionedSlogan(id, 0, 'seed')`, in `emptyDatabaseUrl`, by
+ * default a fresh one on the suite's Postgres. Returns the database's URL.
  */
-export async function createCoherenceCatalog(products: number): Promise<string> {
-  const databaseUrl = await createTestDatabase('coherence');
+export async function createCoherenceCatalog(products: number, emptyDatabaseUrl?: string): Promise<string> {
+  const databaseUrl = emptyDatabaseUrl ?? (await createTestDatabase('coherence'));
   await createCatalog(databaseUrl);
   const ids = Array.from({ length: products }, (_, index) => index + 1);
   await withClient(databaseUrl, async (client) => {

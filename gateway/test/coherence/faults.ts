@@ -1,14 +1,17 @@
 // The faults of a coherence run, injected one after another on a seeded random schedule while
 // the clients run. Each fault proves it happened (a new Redis run_id, a process seen stopped in
-// /proc, keys seen evicted…); one that cannot is recorded as failed, never skipped in silence.
+// /proc, keys seen evicted, a replica seen behind the primary…); one that cannot is recorded as
+// failed, never skipped in silence.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import type { ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import type { RedisServer } from '../../../scripts/test/redis.js';
 import type { RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
 import { waitFor } from '../../../scripts/test/wait.js';
 import { uniformInt, type Random } from '../../bench/random.js';
+import { parseLsn } from '../../src/db/lsn.js';
 import type { GatewayProcess } from './gateway-process.js';
 import { now } from './history.js';
 
@@ -19,12 +22,15 @@ export type FaultKind =
   | 'redis frozen'
   | 'gateway frozen'
   | 'gateway restarted'
-  | 'redis primary killed';
+  | 'redis primary killed'
+  | 'replica replay paused';
 
-/** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica. */
+/** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica; a Postgres primary with a streaming replica. */
 export interface FaultTargets {
   redis?: RedisServer;
   sentinels?: RedisSentinelGroup;
+  /** The gateways read its first replica (DATABASE_READ_URLS). */
+  replication?: ReplicatedPostgres;
   gateways: readonly GatewayProcess[];
 }
 
@@ -55,6 +61,7 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'gateway frozen': [1_000, 2_000],
   'gateway restarted': [0, 0],
   'redis primary killed': [0, 0],
+  'replica replay paused': [1_000, 3_000],
 };
 const GAP_MS: readonly [number, number] = [1_500, 4_000];
 
@@ -220,6 +227,35 @@ async function flushRedis(redis: RedisServer): Promise<string> {
   return `FLUSHALL answered OK with ${before.keys} keys held`;
 }
 
+/**
+ * Replay paused on the streaming replica for `durationMs` (`pg_wal_replay_pause()`): WAL keeps
+ * arriving, nothing written meanwhile becomes visible there. It counts only if the replica was
+ * really paused and behind the primary when it resumed: a pause that hid no write proves nothing.
+ */
+async function pauseReplay({ primary, replicas }: ReplicatedPostgres, durationMs: number): Promise<string> {
+  const replica = need(replicas[0], 'streaming replica');
+  await replica.pauseReplay();
+  let replay: { replayed: string; state: string } | undefined;
+  let primaryAt: { lsn: string } | undefined;
+  try {
+    await sleep(durationMs);
+    [replay] = await replica.query<{ replayed: string; state: string }>(
+      'postgres',
+      'SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_get_wal_replay_pause_state() AS state',
+    );
+    [primaryAt] = await primary.query<{ lsn: string }>('postgres', 'SELECT pg_current_wal_lsn()::text AS lsn');
+  } finally {
+    await replica.resumeReplay();
+  }
+  const { replayed, state } = need(replay, 'replay position');
+  const { lsn } = need(primaryAt, 'primary position');
+  const behind = parseLsn(lsn) - parseLsn(replayed);
+  const summary = `replay on ${replica.name} ${state} for ${durationMs} ms: replayed ${replayed}, primary at ${lsn} (${behind} bytes behind) when it resumed`;
+  if (state !== 'paused') throw new Error(`replay was not paused (${summary})`);
+  if (behind <= 0n) throw new Error(`the primary wrote nothing while replay was paused (${summary})`);
+  return summary;
+}
+
 async function restartGateway(gateway: GatewayProcess): Promise<string> {
   const oldPid = gateway.pid;
   const signal = await gateway.kill();
@@ -250,6 +286,8 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
       const { from, to } = await need(targets.sentinels, 'Redis Sentinel group').killPrimary();
       return `primary on port ${from} killed (SIGKILL); the Sentinels promoted the replica on port ${to}`;
     }
+    case 'replica replay paused':
+      return pauseReplay(need(targets.replication, 'Postgres streaming replica'), fault.durationMs);
   }
 }
 

@@ -3,6 +3,7 @@
 import type { GroupProcess } from '../../../scripts/test/process.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
+import { configSchema } from '../../src/config.js';
 import { startGatewayCli } from '../support/gateway.js';
 
 /** Generous: tsx compiles the gateway on every start, on a machine the whole suite shares. */
@@ -11,6 +12,8 @@ const START_TIMEOUT_MS = 120_000;
 export interface GatewayProcess {
   readonly name: string;
   readonly base: string;
+  /** Its `/metrics` (on a listener of its own where the gateway has one: METRICS_PORT). */
+  readonly metricsUrl: string;
   /** The running process's id (a new one after each start). */
   readonly pid: number;
   /** False once the process has exited (killed, or crashed). */
@@ -24,21 +27,27 @@ export interface GatewayProcess {
   start(): Promise<void>;
   stop(): Promise<void>;
   logTail(): string;
+  /** Everything the running process printed so far (its JSON log lines). */
+  readonly output: string;
 }
 
 /** Starts the gateway CLI named `name` with `env` (PORT and HOST are its own) and waits until it is ready. */
 export async function startGatewayProcess(name: string, env: Record<string, string>): Promise<GatewayProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // Gateways on one host: each metrics listener on a port of its own, not the default.
+  const metricsPort = await freePort();
+  const metricsUrl = 'METRICS_PORT' in configSchema.shape ? `http://127.0.0.1:${metricsPort}/metrics` : `${base}/metrics`;
   let child: GroupProcess;
   const start = async () => {
-    child = startGatewayCli([], { ...env, HOST: '127.0.0.1', PORT: String(port) });
+    child = startGatewayCli([], { ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort) });
     await child.waitUntilReady(() => answersOk(`${base}/readyz`), START_TIMEOUT_MS);
   };
   await start();
   return {
     name,
     base,
+    metricsUrl,
     get pid() {
       return child.pid!;
     },
@@ -57,5 +66,8 @@ export async function startGatewayProcess(name: string, env: Record<string, stri
       await child.stop(15_000);
     },
     logTail: () => child.logTail(40),
+    get output() {
+      return child.output;
+    },
   };
 }
