@@ -21,6 +21,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   REDIS_URL: 'redis / externalRedis',
   WRITE_TOKEN: 'writeToken / existingWriteTokenSecret',
   GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
+  METRICS_HOST: 'the pod listens on `host` for both ports',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
@@ -33,6 +34,7 @@ const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean
 /** Chart-specific advice shown with a value. */
 const CHART_NOTES: Partial<Record<EnvName, string>> = {
   PORT: 'Also the container port; the Service targets it by name.',
+  METRICS_PORT: 'Also the container port named `metrics`, the one Prometheus scrapes.',
   CACHE_MAX_BYTES:
     'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (560 MiB in 1Gi), or the gateway refuses to start.',
   DB_POOL_MAX: 'Keep maxReplicas × (this + 1) below postgresql.maxConnections.',

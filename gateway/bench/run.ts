@@ -212,13 +212,13 @@ try {
       await warmCache(gateway, hotPaths);
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
       const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
-      const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
+      const lookupsBeforeHot = await readCacheLookups(gateway);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
       ]);
-      hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
+      hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway));
     }
 
     // REST mix, long tail: Zipf over many more responses than the in-process cache holds; the
@@ -230,13 +230,13 @@ try {
         ),
       );
       const bareLongTail = await startBare('bare-long-tail', longTail);
-      const lookupsBefore = await readCacheLookups(gateway.baseUrl);
+      const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
         { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
       ]);
-      longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway.baseUrl));
-      longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(`${gateway.baseUrl}/metrics`)) };
+      longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway));
+      longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };
     }
   }
 } finally {

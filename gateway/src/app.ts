@@ -25,6 +25,7 @@ import { installRequestLog } from './http/request-log.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createSharedBatchers } from './loaders/shared-batchers.js';
+import { MetricsListener } from './metrics/metrics-listener.js';
 import { createMetrics, observePool } from './metrics/metrics.js';
 import { ProductPager } from './paging/product-pager.js';
 import { CacheHits, catalogCache } from './plugins/catalog-cache.js';
@@ -38,6 +39,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway's long-lived parts, for tests and tools that drive it in-process. */
     services: Services;
+    /** Where Prometheus scrapes this gateway (its own listener, open once the app is ready). */
+    readonly metricsUrl: string;
   }
 }
 
@@ -114,6 +117,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
+  // Opened with the app (ready), so a port that is taken stops the start-up; closed with it.
+  const metricsListener = new MetricsListener(metrics.registry, logger);
+  app.decorate('metricsUrl', { getter: () => metricsListener.url });
+  app.addHook('onReady', () => metricsListener.listen(config.METRICS_HOST ?? config.HOST, config.METRICS_PORT));
   // First: a GET the in-process cache answers runs no other hook, as in the hot lane.
   await app.register(catalogCache, { parts: cacheParts, hits: cacheHits });
   installRequestLog(app);
@@ -135,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {
+    await metricsListener.close();
     await catalogSwaps.close();
     await db.close();
     failures.stop();

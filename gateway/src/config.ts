@@ -28,6 +28,8 @@ export const configSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535, 4000),
+  METRICS_PORT: integer(0, 65535, 9464),
+  METRICS_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WRITE_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   CACHE_TTL_SECONDS: integer(0, 86_400, 300),
@@ -63,6 +65,11 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   REDIS_URL: { description: 'Redis for the shared response cache and cross-replica invalidation', defaultText: '– (in-process LRU cache)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
+  METRICS_PORT: {
+    description:
+      'port of the separate listener serving `GET /metrics` (Prometheus text), so the public port never publishes internals; `0` takes any free port (the start-up log line names it)',
+  },
+  METRICS_HOST: { description: "the metrics listener's address", defaultText: '`HOST`' },
   LOG_LEVEL: { description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   WRITE_TOKEN: {
     description: 'bearer token for `POST/PUT/DELETE /products` and GraphQL mutations (≥ 8 characters)',
@@ -158,6 +165,12 @@ function cacheHeapProblem({ CACHE_TTL_SECONDS, CACHE_MAX_BYTES }: z.infer<typeof
   ];
 }
 
+/** The metrics listener cannot share the public listener's port on the same address. */
+function metricsPortProblem({ HOST, PORT, METRICS_HOST = HOST, METRICS_PORT }: z.infer<typeof configSchema>): string[] {
+  if (METRICS_PORT === 0 || METRICS_PORT !== PORT || METRICS_HOST !== HOST) return [];
+  return [`  METRICS_PORT: ${METRICS_PORT} is also PORT on ${HOST}: give the metrics listener a port of its own`];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -166,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
-    ? cacheHeapProblem(parsed.data, heapLimitBytes)
+    ? [...metricsPortProblem(parsed.data), ...cacheHeapProblem(parsed.data, heapLimitBytes)]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`invalid gateway configuration:\n${problems.join('\n')}`);

@@ -3,8 +3,9 @@ import { answeredFromCache } from '../plugins/catalog-cache.js';
 import type { Metrics } from './metrics.js';
 
 /**
- * Per-route request counts and durations, labelled by the route pattern, plus GET /metrics.
- * Answers from the in-process cache are counted by the catalog-cache plugin (in batches).
+ * Per-route request counts and durations, labelled by the route pattern (served on the metrics
+ * listener, not here). Answers from the in-process cache are counted by the catalog-cache plugin
+ * (in batches).
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
@@ -18,8 +19,4 @@ export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1_000);
     done();
   });
-
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
-  );
 }
