@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { scrapeMetrics } from '../../scripts/test/metrics.js';
 import { freePort } from '../../scripts/test/ports.js';
 import type { GroupProcess } from '../../scripts/test/process.js';
+import { logPrinter } from '../../scripts/dev/log-output.js';
 import { WRITE_TOKEN, createFixtureDatabase, startGatewayCli } from './support/gateway.js';
 
 /** What `npm start` runs (the root package.json's start script). */
@@ -80,6 +81,8 @@ describe('catalog-gateway CLI', () => {
         assert.match(first.output, /first start: generating and loading a sample catalog/);
         assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
         assert.match(first.output, new RegExp(`Metrics  http://127.0.0.1:${metricsPort}/metrics\n`));
+        // Not a terminal: the log lines stay JSON.
+        assert.match(first.output, /^\{"level":30,.*"msg":"catalog-gateway ready"\}$/m);
         assert.match(await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`), /^# TYPE catalog_http_requests_total counter$/m);
         const base = `http://127.0.0.1:${port}`;
         assert.equal((await fetch(`${base}/metrics`)).status, 404);
@@ -152,5 +155,37 @@ describe('catalog-gateway CLI', () => {
     assert.equal(JSON.parse(text).name, 'Sent across a shutdown');
     assert.equal(await gateway.exited, 0);
     assert.match(gateway.output, /shut down cleanly/);
+  });
+});
+
+describe("npm start's log lines", () => {
+  const line = JSON.stringify({
+    level: 30,
+    time: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+    pid: 7,
+    hostname: 'vm',
+    graphql: 'http://127.0.0.1:4000/graphql',
+    msg: 'catalog-gateway ready',
+  });
+  const colors = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+  const print = (terminal: boolean, text: string) => {
+    const printed: string[] = [];
+    logPrinter(terminal, (chunk) => printed.push(chunk))(text);
+    return printed.join('').replace(colors, '');
+  };
+
+  it('are readable on a terminal: time, level and message, then the fields', () => {
+    assert.match(
+      print(true, line),
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: catalog-gateway ready\n {4}graphql: "http:\/\/127\.0\.0\.1:4000\/graphql"\n$/,
+    );
+  });
+
+  it('stay the JSON lines the gateway writes anywhere else', () => {
+    assert.equal(print(false, line), `${line}\n`);
+  });
+
+  it('let text that is not JSON through unchanged', () => {
+    assert.equal(print(true, 'plain text'), 'plain text\n');
   });
 });
