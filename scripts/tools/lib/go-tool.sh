@@ -11,6 +11,9 @@ mkdir -p "$TOOLS_BIN"
 GO_TOOLCHAIN=go1.26.8
 PINNED_GOROOT="$CATALOG_TOOLS_DIR/go"
 export PATH="$PINNED_GOROOT/bin:$PATH" GOTOOLCHAIN=local
+# Every tool is linked stripped (-ldflags "-s -w"): the compiler need not write the debug
+# information the linker would drop.
+NO_DWARF=-gcflags=all=-dwarf=false
 
 # Points $CATALOG_TOOLS_DIR/go at the pinned toolchain: the machine's own Go when it is that
 # version, else the toolchain module (golang.org/toolchain, as the go command fetches it for
@@ -54,7 +57,7 @@ module_gomod() {
 go_install() {
   local target=$1; shift
   use_pinned_go
-  GOFLAGS=-mod=mod GOBIN="$TOOLS_BIN" go install -trimpath "$@" "$target"
+  GOFLAGS=-mod=mod GOBIN="$TOOLS_BIN" go install -trimpath "$NO_DWARF" "$@" "$target"
 }
 
 # The file `go build -o DIR/` writes for PACKAGE: its last path element, or the one before a
@@ -91,7 +94,7 @@ go_build_in_shim_module() {
       grep -vE '=> \.'
   } >"$shim/go.mod"
   for target in "$@"; do packages+=("${target#*=}"); done
-  (cd "$shim" && GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$shim/programs/" "${packages[@]}")
+  (cd "$shim" && GOFLAGS=-mod=mod go build -trimpath "$NO_DWARF" -ldflags "$ldflags" -o "$shim/programs/" "${packages[@]}")
   for target in "$@"; do
     output="$out_dir/${target%%=*}"
     # Renamed into place from the same directory, so no one ever runs a half-copied program.
