@@ -30,6 +30,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   OTEL_SERVICE_NAME: 'tracing.serviceName',
   OTEL_TRACES_SAMPLER: 'tracing.sampler',
   OTEL_TRACES_SAMPLER_ARG: 'tracing.samplerArg',
+  METRICS_HOST: 'the pod listens on `host` for both ports',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */
@@ -42,6 +43,7 @@ const CHART_DEFAULTS: Partial<Record<EnvName, { value: string | number | boolean
 /** Chart-specific advice shown with a value. */
 const CHART_NOTES: Partial<Record<EnvName, string>> = {
   PORT: 'Also the container port; the Service targets it by name.',
+  METRICS_PORT: 'Also the container port named `metrics`, the one Prometheus scrapes.',
   CACHE_MAX_BYTES:
     'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (560 MiB in 1Gi), or the gateway refuses to start.',
   DB_POOL_MAX: "Keep maxReplicas × (this + 2) below postgresql.maxConnections, and below each read replica's max_connections.",

@@ -67,7 +67,15 @@ test("the gateway image, configured by the chart's ConfigMap, passes the chart's
   const gateway = new GroupProcess('gateway', command === 'node' ? process.execPath : command!, args, join(scratch, 'gateway.log'), {
     cwd: gatewayImage.dir,
     // The pod listens on 0.0.0.0; here it stays on loopback.
-    env: { ...process.env, ...gatewayImage.env, ...config, HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl },
+    env: {
+      ...process.env,
+      ...gatewayImage.env,
+      ...config,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: '0',
+      DATABASE_URL: databaseUrl,
+    },
   });
   try {
     const url = `http://127.0.0.1:${port}`;

@@ -1,3 +1,5 @@
+import { scrapeMetrics, type HasMetricsUrl } from '../../scripts/test/metrics.js';
+
 /**
  * The gateway's own account of its response cache (catalog_cache_lookups_total from /metrics),
  * read before and after a workload: it tells how much of the hot mix the in-process LRU served
@@ -7,8 +9,8 @@ export type CacheLookups = Record<string, number>;
 
 const LOOKUP_LINE = /^catalog_cache_lookups_total\{([^}]*)\} (\S+)$/;
 
-export async function readCacheLookups(gatewayUrl: string): Promise<CacheLookups> {
-  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+export async function readCacheLookups(gateway: HasMetricsUrl): Promise<CacheLookups> {
+  const text = await scrapeMetrics(gateway);
   const lookups: CacheLookups = {};
   for (const line of text.split('\n')) {
     const match = LOOKUP_LINE.exec(line);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { scrapeMetrics, type HasMetricsUrl } from '../../scripts/test/metrics.js';
 
 /** Resident memory of a process from /proc (Linux), in MiB: now, and the highest it has been. */
 export interface ResidentMemory {
@@ -21,11 +22,11 @@ const NODE_MEMORY_METRICS = {
   externalMiB: 'nodejs_external_memory_bytes',
 } as const;
 
-export async function nodeMemory(metricsUrl: string): Promise<NodeMemory> {
-  const text = await (await fetch(metricsUrl)).text();
+export async function nodeMemory(target: HasMetricsUrl): Promise<NodeMemory> {
+  const text = await scrapeMetrics(target);
   const mib = (metric: string) => {
     const match = new RegExp(`^${metric} (\\S+)$`, 'm').exec(text);
-    if (!match) throw new Error(`no ${metric} in ${metricsUrl}`);
+    if (!match) throw new Error(`no ${metric} in ${target.metricsUrl}`);
     return Number(match[1]) / 1024 ** 2;
   };
   const entries = Object.entries(NODE_MEMORY_METRICS).map(([field, metric]) => [field, mib(metric)]);

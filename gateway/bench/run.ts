@@ -27,7 +27,7 @@ import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
 import { startGateway } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
-import { ensureImageNode, IMAGE_NODE } from './targets/runtime.js';
+import { ensureImageNode, IMAGE_NODE } from '../../scripts/test/image-node.js';
 import type { ServerProcess } from './targets/server-process.js';
 import { VARIANTS, type VariantTarget } from './variants.js';
 
@@ -234,14 +234,14 @@ try {
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
       const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
       for (const { server } of variants) await warmCache(server, hotPaths);
-      const lookupsBeforeHot = await readCacheLookups(gateway.baseUrl);
+      const lookupsBeforeHot = await readCacheLookups(gateway);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
         ...variants.map(({ target, server }) => ({ target, server, warmup: restHot, rounds: hotRounds, cold: false })),
       ]);
-      hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway.baseUrl));
+      hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway));
     }
 
     // REST mix, long tail: Zipf over many more responses than the in-process cache holds; the
@@ -253,13 +253,13 @@ try {
         ),
       );
       const bareLongTail = await startBare('bare-long-tail', longTail);
-      const lookupsBefore = await readCacheLookups(gateway.baseUrl);
+      const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
         { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
       ]);
-      longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway.baseUrl));
-      longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(`${gateway.baseUrl}/metrics`)) };
+      longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway));
+      longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };
     }
   }
 } finally {

@@ -32,6 +32,7 @@ import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createClientLimits, installClientLimits } from './limits/client-limits.js';
 import { createMetrics, observePools } from './metrics/metrics.js';
 import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
+import { MetricsListener } from './metrics/metrics-listener.js';
 import { ProductPager } from './paging/product-pager.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
@@ -44,6 +45,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway's long-lived parts, for tests and tools that drive it in-process. */
     services: Services;
+    /** Where Prometheus scrapes this gateway (its own listener, open once the app is ready). */
+    readonly metricsUrl: string;
   }
 }
 
@@ -143,6 +146,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   app.decorate('services', services);
+  // Opened with the app (ready), so a port that is taken stops the start-up; closed with it.
+  const metricsListener = new MetricsListener(metrics.registry, logger);
+  app.decorate('metricsUrl', { getter: () => metricsListener.url });
+  app.addHook('onReady', () => metricsListener.listen(config.METRICS_HOST ?? config.HOST, config.METRICS_PORT));
   // First, as in the hot lane: a client over its limit gets nothing else.
   installClientLimits(app, services.limits);
   installRequestLog(app);
@@ -164,6 +171,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {
+    await metricsListener.close();
     coherence.stop();
     await Promise.all([cache.settled(), services.persistedQueries.settled()]);
     await Promise.all([catalogSwaps.close(), redis?.close()]);

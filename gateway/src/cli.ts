@@ -56,7 +56,7 @@ try {
 const { port } = app.server.address() as { port: number };
 const base = `http://${config.HOST}:${port}`;
 logger.info(
-  { graphql: `${base}/graphql`, rest: `${base}/products`, docs: `${base}/docs`, metrics: `${base}/metrics` },
+  { graphql: `${base}/graphql`, rest: `${base}/products`, docs: `${base}/docs`, metrics: app.metricsUrl },
   'catalog-gateway ready',
 );
 

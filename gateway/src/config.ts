@@ -79,6 +79,8 @@ export const configSchema = z.object({
   REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(0, 65535, 4000),
+  METRICS_PORT: integer(0, 65535, 9464),
+  METRICS_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WRITE_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   CACHE_TTL_SECONDS: integer(0, 86_400, 300),
@@ -163,6 +165,11 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   REDIS_SENTINEL_PASSWORD: { description: "the Sentinels' own `AUTH` password, when they have one", defaultText: '– (none)' },
   HOST: { description: 'listen address' },
   PORT: { description: 'listen port' },
+  METRICS_PORT: {
+    description:
+      'port of the separate listener serving `GET /metrics` (Prometheus text), so the public port never publishes internals; `0` takes any free port (the start-up log line names it)',
+  },
+  METRICS_HOST: { description: "the metrics listener's address", defaultText: '`HOST`' },
   LOG_LEVEL: { description: 'pino level: fatal, error, warn, info, debug, trace, silent' },
   WRITE_TOKEN: {
     description: 'bearer token for `POST/PUT/DELETE /products` and GraphQL mutations (≥ 8 characters)',
@@ -332,6 +339,12 @@ function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof con
   return index < 0 ? [] : [`  DATABASE_READ_URLS: entry ${index + 1} is DATABASE_URL itself: list the primary's streaming replicas`];
 }
 
+/** The metrics listener cannot share the public listener's port on the same address. */
+function metricsPortProblem({ HOST, PORT, METRICS_HOST = HOST, METRICS_PORT }: z.infer<typeof configSchema>): string[] {
+  if (METRICS_PORT === 0 || METRICS_PORT !== PORT || METRICS_HOST !== HOST) return [];
+  return [`  METRICS_PORT: ${METRICS_PORT} is also PORT on ${HOST}: give the metrics listener a port of its own`];
+}
+
 /**
  * Reads and validates the gateway's settings; empty variables count as unset. `heapLimitBytes`
  * is this process's V8 heap limit, for the cache budget's check.
@@ -341,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
   const parsed = configSchema.safeParse(present);
   const problems = parsed.success
     ? [
+        ...metricsPortProblem(parsed.data),
         ...cacheHeapProblem(parsed.data, heapLimitBytes),
         ...timeoutProblem(parsed.data),
         ...readUrlProblem(parsed.data),

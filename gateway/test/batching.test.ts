@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { countStatements, createCatalog, eventually, graphql, startGateway, withClient } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 // Product 1 is tiny (1 style, 1 related product); product 2 is huge (40 styles with 6 photos
 // and 8 skus each, 30 related products that have styles of their own).
@@ -86,7 +87,7 @@ describe('DataLoader batching', () => {
   });
 
   it('records DataLoader batch sizes per loader', async () => {
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.match(metrics, /catalog_dataloader_batch_size_bucket\{le="50",loader="document"\} [1-9]/);
     assert.match(metrics, /catalog_dataloader_batch_size_count\{loader="product"\} \d+/);
   });

@@ -13,6 +13,7 @@ import {
   startListeningGateway,
   testRedisUrl,
 } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 /** Junk REST requests: what one client sends in a few seconds (each is refused before any work). */
 const JUNK = 10_000;
@@ -74,7 +75,7 @@ describe('canonical cache keys', () => {
     const { app: listening, base } = await startListeningGateway(await createFixtureDatabase(), { REDIS_URL: redisUrl });
     try {
       const redisLookups = async () => {
-        const text = (await listening.inject({ method: 'GET', url: '/metrics' })).body;
+        const text = await scrapeMetrics(listening);
         return (
           metricValue(text, 'catalog_cache_lookups_total{backend="redis",result="hit"}') +
           metricValue(text, 'catalog_cache_lookups_total{backend="redis",result="miss"}')
@@ -135,7 +136,7 @@ describe('canonical cache keys', () => {
     const added = (await responsesInRedis()) - keysBefore;
     assert.ok(added <= 50, `at most 50 of 200 stored (CACHE_MAX_ENTRIES_PER_TAG): ${added}`);
     assert.ok(added > 0, 'some are stored');
-    const stores = (await get('/metrics')).body
+    const stores = (await scrapeMetrics(app))
       .split('\n')
       .find((line) => line.startsWith('catalog_cache_shared_stores_total{result="full"}'));
     assert.ok(stores && Number(stores.split(' ')[1]) >= 150, `the rest are refused as full: ${stores}`);

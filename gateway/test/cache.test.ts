@@ -14,6 +14,7 @@ import {
   testRedisUrl,
 } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 describe('response cache shared through Redis by two gateway replicas', () => {
   let first: FastifyInstance;
@@ -39,7 +40,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
       const copy = await get(second, '/products/1');
       assert.equal(copy.body, original.body);
     });
-    const metrics = (await get(second, '/metrics')).body;
+    const metrics = await scrapeMetrics(second);
     const redisErrors = metrics.split('\n').filter((line) => line.startsWith('catalog_cache_errors_total'));
     assert.deepEqual(statements, [], `Redis errors so far: ${redisErrors.join('; ') || 'none'}`);
     assert.match(metrics, /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
@@ -72,14 +73,14 @@ describe('response cache shared through Redis by two gateway replicas', () => {
         }
       });
       try {
-        const before = (await get(second, '/metrics')).body;
+        const before = await scrapeMetrics(second);
         let copy: Awaited<ReturnType<typeof read>> | undefined;
         const statements = await countStatements(second, async () => {
           copy = await read(styles);
         });
         const redisOutcomes = await Promise.all(
           [first, second].map(async (replica) =>
-            (await get(replica, '/metrics')).body
+            (await scrapeMetrics(replica))
               .split('\n')
               .filter((line) => /^catalog_(cache_errors_total|cache_shared_stores_total|redis_circuit_state|coherence_)/.test(line))
               .join('; '),
@@ -90,7 +91,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
         assert.equal(copy!.body, original.body);
         assert.equal(copy!.etag, original.headers.etag);
         assert.equal((await read(missing)).status, 404);
-        const after = (await get(second, '/metrics')).body;
+        const after = await scrapeMetrics(second);
         const grew = (series: string) => metricValue(after, series) - metricValue(before, series);
         const requestsGrew = (status: number) => {
           const count = (metrics: string) =>

@@ -4,7 +4,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 import { freePort } from '../../scripts/test/ports.js';
+import type { GroupProcess } from '../../scripts/test/process.js';
+import { logPrinter } from '../../scripts/dev/log-output.js';
 import { WRITE_TOKEN, createFixtureDatabase, startGatewayCli } from './support/gateway.js';
 
 /** What `npm start` runs (the root package.json's start script). */
@@ -36,6 +39,26 @@ describe('catalog-gateway CLI', () => {
     }
   });
 
+  it("prints the metrics listener's URL in its ready line, with the port it got", async () => {
+    const port = await freePort();
+    const gateway = startGatewayCli([], {
+      DATABASE_URL: await createFixtureDatabase(),
+      PORT: String(port),
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      await gateway.waitForOutput('catalog-gateway ready');
+      const ready = JSON.parse(gateway.output.split('\n').find((line) => line.includes('"catalog-gateway ready"'))!);
+      assert.equal(ready.graphql, `http://127.0.0.1:${port}/graphql`);
+      assert.match(ready.metrics, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      assert.notEqual(new URL(ready.metrics).port, '0');
+      assert.match(await scrapeMetrics(ready.metrics), /^catalog_db_pool_clients\{state="total"\}/m);
+    } finally {
+      assert.equal(await gateway.stop(SHUTDOWN_GRACE_MS), 0);
+    }
+  });
+
   it('asks for DATABASE_URL or `npm start` when DATABASE_URL is not given', async () => {
     const gateway = startGatewayCli([], {});
     assert.equal(await gateway.exited, 2);
@@ -47,14 +70,22 @@ describe('catalog-gateway CLI', () => {
     { timeout: 240_000 },
     async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'gateway-embedded-'));
+      // Stopped whatever happens: a failed assertion must not leave `npm start` (and its Postgres) running.
+      const started: GroupProcess[] = [];
       try {
-        const port = await freePort();
-        const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' };
+        const [port, metricsPort] = [await freePort(), await freePort()];
+        const env = { EMBEDDED_DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' };
         const first = startGatewayCli([], env, NPM_START);
+        started.push(first);
         await first.waitForOutput('catalog-gateway ready');
         assert.match(first.output, /first start: generating and loading a sample catalog/);
         assert.match(first.output, new RegExp(`GraphQL  http://127.0.0.1:${port}/graphql`));
+        assert.match(first.output, new RegExp(`Metrics  http://127.0.0.1:${metricsPort}/metrics\n`));
+        // Not a terminal: the log lines stay JSON.
+        assert.match(first.output, /^\{"level":30,.*"msg":"catalog-gateway ready"\}$/m);
+        assert.match(await scrapeMetrics(`http://127.0.0.1:${metricsPort}/metrics`), /^# TYPE catalog_http_requests_total counter$/m);
         const base = `http://127.0.0.1:${port}`;
+        assert.equal((await fetch(`${base}/metrics`)).status, 404);
         const product = await (await fetch(`${base}/products/1`)).json();
         assert.equal(product.id, 1);
         const list = (await (await fetch(`${base}/products?page=2000&count=5`)).json()) as unknown[];
@@ -69,11 +100,13 @@ describe('catalog-gateway CLI', () => {
         assert.equal(await first.stop(SHUTDOWN_GRACE_MS), 0);
 
         const second = startGatewayCli([], env, NPM_START);
+        started.push(second);
         await second.waitForOutput('catalog-gateway ready');
         assert.doesNotMatch(second.output, /first start/);
         assert.deepEqual(await (await fetch(`${base}/products/1`)).json(), product);
         assert.equal(await second.stop(SHUTDOWN_GRACE_MS), 0);
       } finally {
+        await Promise.all(started.map((gateway) => gateway.stop(SHUTDOWN_GRACE_MS)));
         await rm(dataDir, { recursive: true, force: true });
       }
     },
@@ -122,5 +155,37 @@ describe('catalog-gateway CLI', () => {
     assert.equal(JSON.parse(text).name, 'Sent across a shutdown');
     assert.equal(await gateway.exited, 0);
     assert.match(gateway.output, /shut down cleanly/);
+  });
+});
+
+describe("npm start's log lines", () => {
+  const line = JSON.stringify({
+    level: 30,
+    time: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+    pid: 7,
+    hostname: 'vm',
+    graphql: 'http://127.0.0.1:4000/graphql',
+    msg: 'catalog-gateway ready',
+  });
+  const colors = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+  const print = (terminal: boolean, text: string) => {
+    const printed: string[] = [];
+    logPrinter(terminal, (chunk) => printed.push(chunk))(text);
+    return printed.join('').replace(colors, '');
+  };
+
+  it('are readable on a terminal: time, level and message, then the fields', () => {
+    assert.match(
+      print(true, line),
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: catalog-gateway ready\n {4}graphql: "http:\/\/127\.0\.0\.1:4000\/graphql"\n$/,
+    );
+  });
+
+  it('stay the JSON lines the gateway writes anywhere else', () => {
+    assert.equal(print(false, line), `${line}\n`);
+  });
+
+  it('let text that is not JSON through unchanged', () => {
+    assert.equal(print(true, 'plain text'), 'plain text\n');
   });
 });

@@ -7,6 +7,7 @@ import { MAX_OPERATION_NAME_LABELS } from '../src/graphql/operation-metrics.js';
 import { createSchema } from '../src/graphql/schema.js';
 import { authorized, countStatements, createFixtureDatabase, graphql, postGraphQL, startGateway, withClient } from './support/gateway.js';
 import { PRODUCT_PAGE_QUERY } from '../../scripts/test/product-page.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 const schema = createSchema();
 
@@ -186,7 +187,7 @@ describe('GraphQL over the fixture catalog', () => {
 
   it('parses each document once: the route, the operation guard, the cost check and the executor share it', async () => {
     const parses = async () => {
-      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      const metrics = await scrapeMetrics(app);
       return Number(/^catalog_graphql_document_parses_total (\d+)$/m.exec(metrics)?.[1]);
     };
     const before = await parses();
@@ -204,7 +205,7 @@ describe('GraphQL over the fixture catalog', () => {
   it('counts operations by name, type and outcome in /metrics', async () => {
     await graphql(app, 'query Named { product(id: 2) { id } }');
     await graphql(app, 'query Named { product(id: 2) { id } }'); // cache hit, still counted
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.match(metrics, /catalog_graphql_operations_total\{operation_name="Named",operation_type="query",outcome="success"\} 2/);
     assert.match(metrics, /catalog_graphql_operations_total\{operation_name="anonymous",operation_type="mutation",outcome="error"\} \d+/);
     assert.match(metrics, /catalog_graphql_operation_duration_seconds_bucket\{le="0.001",operation_name="Named",operation_type="query"\}/);
@@ -221,7 +222,7 @@ describe('GraphQL over the fixture catalog', () => {
     for (let index = 0; index < MAX_OPERATION_NAME_LABELS + 50; index += 1) {
       assert.equal((await graphql(app, `query Flood${index} { product(id: 1) { id } }`)).statusCode, 200);
     }
-    const series = seriesOf((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    const series = seriesOf(await scrapeMetrics(app));
     assert.doesNotMatch(series.join('\n'), /Junk/);
     assert.ok(
       series.some((line) => line.includes('operation_name="Flood0"')),
@@ -264,7 +265,7 @@ describe('GraphQL when something unexpected fails', () => {
     // Not answered from the cache: the failing statement runs again.
     const statements = await countStatements(app, () => graphql(app, query));
     assert.ok(statements.length > 0);
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.match(metrics, /catalog_graphql_operations_total\{operation_name="Broken",operation_type="query",outcome="error"\} 2/);
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { countStatements, createFixtureDatabase, startGateway, startListeningGateway } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 // `inject` reaches Fastify directly: its routes answer from the cache, written as the edge writes it.
 describe('cached GETs answered by their route through Fastify', () => {
@@ -24,7 +25,7 @@ describe('cached GETs answered by their route through Fastify', () => {
     assert.equal(second!.headers['content-length'], first.headers['content-length']);
     assert.equal(second!.headers['x-request-id'], 'hook-123');
 
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.match(metrics, /catalog_http_requests_total\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
     assert.match(
       metrics,
@@ -66,7 +67,7 @@ describe('hot lane: cached GETs answered in front of Fastify', () => {
     assert.equal(second!.headers.get('content-type'), first.headers.get('content-type'));
     assert.equal(second!.headers.get('x-request-id'), 'hot-123');
 
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await scrapeMetrics(app);
     assert.match(metrics, /catalog_http_requests_total\{method="GET",route="\/products\/:product_id\/styles",status_code="200"\} 2/);
     // Hot hits are folded into the metrics when they are collected: every scrape sees them all.
     assert.match(

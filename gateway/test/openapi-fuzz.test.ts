@@ -8,11 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import { run } from '../../scripts/test/process.js';
 import { WRITE_TOKEN, createFixtureDatabase, startListeningGateway } from './support/gateway.js';
 
-/** Where .ci/install-python-tools.sh puts schemathesis. */
+/** Where npm test's prerequisites step (scripts/prerequisites/install-python-tools.sh) puts schemathesis. */
 const VENV = process.env.CATALOG_PYTHON_VENV ?? join(homedir(), '.cache/catalog-gateway/python');
 const SCHEMATHESIS = join(VENV, 'bin/schemathesis');
 const CONFIG = fileURLToPath(new URL('fixtures/schemathesis.toml', import.meta.url));
-const missing = existsSync(SCHEMATHESIS) ? undefined : `schemathesis is not installed in ${VENV}: run .ci/install-python-tools.sh`;
+const missing = existsSync(SCHEMATHESIS)
+  ? undefined
+  : `schemathesis is not installed in ${VENV}: run scripts/prerequisites/install-python-tools.sh (npm test does)`;
 if (missing && process.env.CI === 'true') throw new Error(missing);
 
 /**

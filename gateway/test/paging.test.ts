@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
 import { authorized, countStatements, createCatalog, eventually, startGateway, withClient } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 // 4,321 products with gaps in the ids (every 7th id missing), so positions and ids differ.
 const SEED = `
@@ -149,7 +150,7 @@ describe('page/count paging across replicas with the cache off', () => {
       'the reader pages past the deleted product',
       async () => JSON.stringify(await ids(reader, url)) === JSON.stringify(expected),
     );
-    const metrics = (await writer.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(writer);
     assert.doesNotMatch(metrics, /catalog_cache_errors_total\{backend="redis",operation="invalidate"\}/, 'Redis took the announcement');
   });
 });

@@ -14,6 +14,7 @@ import {
   startListeningGateway,
   testRedisUrl,
 } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const persisted = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
@@ -24,8 +25,6 @@ const NOT_FOUND = { errors: [{ message: 'PersistedQueryNotFound', extensions: { 
 const PRODUCT_NAME = 'query ProductName($id: ID!) { product(id: $id) { id name } }';
 const PRODUCT_SLOGAN = 'query ProductSlogan($id: ID!) { product(id: $id) { id slogan } }';
 const CAMO = { data: { product: { id: '1', name: 'Camo Onesie' } } };
-
-const metrics = async (app: FastifyInstance) => (await app.inject({ method: 'GET', url: '/metrics' })).body;
 
 describe('automatic persisted queries shared through Redis by two replicas', () => {
   let first: FastifyInstance;
@@ -43,7 +42,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), NOT_FOUND);
     assert.equal(response.headers['cache-control'], 'private, no-cache, must-revalidate');
-    assert.match(await metrics(first), /catalog_graphql_persisted_queries_total\{result="miss"\} [1-9]/);
+    assert.match(await scrapeMetrics(first), /catalog_graphql_persisted_queries_total\{result="miss"\} [1-9]/);
   });
 
   it('registers a query sent with its hash on one replica; the other answers the hash alone from Redis', async () => {
@@ -56,7 +55,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
     const hashOnly = await postGraphQL(second, { variables: { id: '2' }, extensions: persisted(PRODUCT_NAME) });
     assert.equal(hashOnly.statusCode, 200, hashOnly.body);
     assert.deepEqual(hashOnly.json(), { data: { product: { id: '2', name: 'Bright Future Sunglasses' } } });
-    assert.equal(metricValue(await metrics(second), 'catalog_graphql_persisted_queries_total{result="hit"}'), 1);
+    assert.equal(metricValue(await scrapeMetrics(second), 'catalog_graphql_persisted_queries_total{result="hit"}'), 1);
   });
 
   it('keys the response cache by the resolved text: hash-only and full-text requests share one entry, on every replica', async () => {
@@ -75,7 +74,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
       });
       assert.deepEqual(statements, [], 'answered from the response cache');
     }
-    assert.match(await metrics(second), /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
+    assert.match(await scrapeMetrics(second), /catalog_cache_lookups_total\{backend="redis",result="hit"\} [1-9]/);
   });
 
   it('refuses a hash that is not the SHA-256 of the query with a 400 naming it, and registers nothing', async () => {
@@ -126,7 +125,7 @@ describe('automatic persisted queries shared through Redis by two replicas', () 
       assert.match(response.json().errors[0].message, message);
       assert.ok(response.body.length < 1_000, 'the answer does not echo what was sent');
     }
-    assert.doesNotMatch(await metrics(first), /catalog_http_requests_total\{[^}]*status_code="5\d\d"\}/);
+    assert.doesNotMatch(await scrapeMetrics(first), /catalog_http_requests_total\{[^}]*status_code="5\d\d"\}/);
   });
 
   it('runs over GET with extensions as a JSON query parameter; a miss there is never stored by HTTP caches', async () => {
@@ -269,7 +268,7 @@ describe('APQ with Redis frozen (SIGSTOP)', () => {
       const again = await answered(second, { variables: { id: '3' }, extensions: persisted(PRODUCT_NAME) });
       assert.equal(again.json().data.product.name, 'Morning Joggers', 'registered in-process while Redis is away');
 
-      const text = await metrics(second);
+      const text = await scrapeMetrics(second);
       assert.ok(
         metricValue(text, 'catalog_cache_errors_total{backend="redis",operation="apq_get"}') >= 1,
         'the stalled lookup was counted',

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startPostgres, type PostgresServer } from '../../scripts/test/postgres.js';
 import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
 import { createCatalog, createFixtureDatabase, eventually, graphql, startGateway } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 const seed = () => readFile(new URL('fixtures/seed.sql', import.meta.url), 'utf8');
 
@@ -46,7 +47,7 @@ describe('Redis killed mid-test', () => {
     assert.equal(refused.statusCode, 503, refused.body);
     assert.match(refused.json().error, /nothing was written/);
     assert.equal((await get('/products/2')).json().slogan, sloganBefore, 'nothing was written');
-    const metrics = (await get('/metrics')).body;
+    const metrics = await scrapeMetrics(app);
     // Failed reads are counted; once the circuit breaker opens, the reads it skips are counted too.
     const redisMetrics = metrics
       .split('\n')

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { startPostgres, type PostgresServer } from '../../scripts/test/postgres.js';
 import { startRedis, type RedisServer } from '../../scripts/test/redis.js';
 import { createCatalog, createFixtureDatabase, eventually, graphql, metricValue, startGateway } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 const seed = () => readFile(new URL('fixtures/seed.sql', import.meta.url), 'utf8');
 
@@ -64,7 +65,7 @@ describe('Redis frozen (SIGSTOP): connections open, nothing answers', () => {
   });
 
   const get = (url: string) => app.inject({ method: 'GET', url });
-  const metrics = async () => (await get('/metrics')).body;
+  const metrics = () => scrapeMetrics(app);
 
   it('stops asking Redis after a few timeouts (circuit open), serves every request from Postgres, and closes the circuit when Redis answers again', async () => {
     assert.equal((await get('/products/1')).statusCode, 200);
@@ -150,10 +151,7 @@ describe('overload: more statements than the pool can run', () => {
     }
     await Promise.all(requests);
     assert.ok(settled.filter((response) => response.status === 200).length >= 2, 'the admitted ones are served once the lock is gone');
-    assert.match(
-      (await app.inject({ method: 'GET', url: '/metrics' })).body,
-      /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/,
-    );
+    assert.match(await scrapeMetrics(app), /catalog_db_admission_rejections_total\{reason="queue full"\} [1-9]/);
   });
 });
 
@@ -182,7 +180,7 @@ describe('logs during an outage', () => {
     const { pino } = await import('pino');
     const { buildApp } = await import('../src/app.js');
     const { loadConfig } = await import('../src/config.js');
-    const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'warn' }), {
+    const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'warn', METRICS_PORT: '0' }), {
       logger: pino({ level: 'warn' }, sink),
       failureSummaryMs,
     });

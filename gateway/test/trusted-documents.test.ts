@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { countStatements, createFixtureDatabase, postGraphQL, startGateway, startGatewayCli } from './support/gateway.js';
+import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -129,10 +130,7 @@ describe('trusted documents from an Apollo persisted-query manifest', () => {
       assert.match(error.message, message);
       assert.equal(error.extensions.code, code ?? 'BAD_REQUEST');
     }
-    assert.match(
-      (await app.inject({ method: 'GET', url: '/metrics' })).body,
-      /catalog_graphql_persisted_queries_total\{result="refused"\} [1-9]/,
-    );
+    assert.match(await scrapeMetrics(app), /catalog_graphql_persisted_queries_total\{result="refused"\} [1-9]/);
   });
 });
 

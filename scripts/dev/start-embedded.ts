@@ -8,12 +8,14 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { startEmbeddedCatalog, type EmbeddedCatalog } from './embedded-catalog.js';
+import { logPrinter } from './log-output.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GATEWAY_BIN = fileURLToPath(new URL('../../gateway/bin/catalog-gateway.js', import.meta.url));
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../.data/', import.meta.url));
 
-const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+const printLog = logPrinter(process.stdout.isTTY === true, (text) => process.stdout.write(text));
+const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' }, { write: (line: string) => printLog(line.trimEnd()) });
 
 let embedded: EmbeddedCatalog | undefined;
 if (!process.env.DATABASE_URL) {
@@ -39,7 +41,7 @@ createInterface({ input: gateway.stdout! }).on('line', (line) => {
       `\ncatalog-gateway serving\n  GraphQL  ${ready.graphql}\n  REST     ${ready.rest}\n  Docs     ${ready.docs}\n  Metrics  ${ready.metrics}\n\n`,
     );
   }
-  process.stdout.write(`${line}\n`);
+  printLog(line);
 });
 
 // The gateway drains in-flight requests on a signal; Postgres stops only after it has exited.

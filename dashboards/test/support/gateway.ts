@@ -15,7 +15,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface TestGateway {
   baseUrl: string;
-  /** host:port, the Prometheus scrape target. */
+  /** host:port of the gateway's metrics listener: the Prometheus scrape target. */
   target: string;
   stop(): Promise<void>;
 }
@@ -29,17 +29,25 @@ export async function startGatewayWithCatalog(products: number): Promise<TestGat
   await loadCatalog({ databaseUrl, dataDir, logger: pino({ level: 'warn' }) });
   await rm(dataDir, { recursive: true, force: true });
 
-  const port = await freePort();
+  const [port, metricsPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
   const server = await startServer('catalog-gateway', process.execPath, ['--import', 'tsx', 'gateway/src/cli.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'warn',
+    },
     isReady: () => answersOk(`${baseUrl}/readyz`),
     timeoutMs: 60_000,
   });
   return {
     baseUrl,
-    target: `127.0.0.1:${port}`,
+    target: `127.0.0.1:${metricsPort}`,
     stop: async () => {
       await server.stop();
     },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
-import { ensureImageNode, IMAGE_NODE } from './runtime.js';
+import { ensureImageNode, IMAGE_NODE } from '../../../scripts/test/image-node.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const BARE_SERVER = fileURLToPath(new URL('../bare-server.ts', import.meta.url));

@@ -1,12 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { HasMetricsUrl } from '../../../scripts/test/metrics.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
-import { CHART_CONTAINER_HEAP_FLAGS, ensureImageNode, IMAGE_NODE } from './runtime.js';
+import { ensureImageNode, IMAGE_NODE } from '../../../scripts/test/image-node.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The heap the image's Node gives itself in the chart's default 1Gi container: a 560 MiB limit
+ * (measured under a 1 GiB memory cgroup), 16 MiB semi-spaces. On a host with more memory V8
+ * would size its young generation three times larger.
+ */
+const CHART_CONTAINER_HEAP_FLAGS = ['--max-old-space-size=512', '--max-semi-space-size=16'] as const;
 
 /** Checkouts whose gateway build was brought up to date by this run. */
 const built = new Set<string>();
@@ -38,6 +46,9 @@ export interface GatewaySettings {
   repoRoot?: string;
 }
 
+/** A started gateway; its metrics listener is on a port of its own. */
+export type GatewayProcess = ServerProcess & HasMetricsUrl;
+
 /** The gateway as deployed: its own process, the image's Node, built code, Postgres + Redis, default pool and cache settings. */
 export async function startGateway({
   databaseUrl,
@@ -48,11 +59,11 @@ export async function startGateway({
   name = 'gateway',
   env = {},
   repoRoot = REPO_ROOT,
-}: GatewaySettings): Promise<ServerProcess> {
+}: GatewaySettings): Promise<GatewayProcess> {
   buildOnce(repoRoot);
-  const port = await freePort();
+  const [port, metricsPort] = [await freePort(), await freePort()];
   await ensureImageNode();
-  return startServerProcess({
+  const server = await startServerProcess({
     name,
     command: IMAGE_NODE,
     args: [
@@ -69,6 +80,7 @@ export async function startGateway({
       REDIS_URL: redisUrl,
       HOST: '127.0.0.1',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: logLevel,
       ...env,
     },
@@ -77,4 +89,5 @@ export async function startGateway({
     isReady: (baseUrl) => answersOk(`${baseUrl}/readyz`),
     startupTimeoutMs: 60_000,
   });
+  return Object.assign(server, { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
 }

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
-import { ensurePackageInstalled } from './package-install.js';
-import { ensureImageNode, IMAGE_NODE } from './runtime.js';
+import { ensurePackageInstalled } from '../../../scripts/test/package-install.js';
+import { ensureImageNode, IMAGE_NODE } from '../../../scripts/test/image-node.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** PostGraphile lives in its own package (own lockfile), and runs on the image's Node like every target. */

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { nameRequestRoute } from '../telemetry/request-spans.js';
 import { observeDuration, requestExemplar } from './exemplars.js';
-import { MetricsExposition } from './exposition.js';
 import type { Metrics } from './metrics.js';
 
 /**
  * Per-route request counts and durations, labelled by the route pattern (a traced request's
- * duration with its trace as exemplar, its span named after the route), plus GET /metrics.
- * Answers the cache's edge gives before Fastify are counted by it (in batches: CacheHitRecorder).
+ * duration with its trace as exemplar, its span named after the route); served on the metrics
+ * listener, not here. Answers the cache's edge gives before Fastify are counted by it (in
+ * batches: CacheHitRecorder).
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
@@ -20,11 +20,5 @@ export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void
     observeDuration(metrics.httpDuration, labels, reply.elapsedTime / 1_000, requestExemplar());
     nameRequestRoute(request.method, request.routeOptions.url);
     done();
-  });
-
-  const exposition = new MetricsExposition(metrics.registry);
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const { contentType, body } = await exposition.render(request.headers.accept);
-    return reply.type(contentType).send(body);
   });
 }

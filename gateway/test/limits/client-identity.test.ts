@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { clientAddressKey, NetworkSet, parseAddress, parseNetwork, type Network } from '../../src/limits/ip-networks.js';
 import { createFixtureDatabase, metricValue, startListeningGateway } from '../support/gateway.js';
 import { awayFromWindowEdge, fieldItems, limitsEnv, newClient, newIpv6Client, send } from './support.js';
+import { scrapeMetrics } from '../../../scripts/test/metrics.js';
 
 /** Clients known by their address may make this many requests per window. */
 const PER_ADDRESS = 2;
@@ -82,7 +83,7 @@ describe('who a request counts against', () => {
     const madeUpTokens = () => ({ localAddress: '127.0.0.7', headers: { authorization: `Bearer ${randomBytes(8).toString('hex')}` } });
     assert.deepEqual(await statuses(3, madeUpTokens), [200, 200, 429]);
 
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.equal(
       metricValue(metrics, `catalog_rate_limited_requests_total{client_class="bearer",client="${listed.name}",policy="requests"}`),
       1,

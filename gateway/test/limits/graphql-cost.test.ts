@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { countStatements, createFixtureDatabase, metricValue, startListeningGateway, testRedisUrl } from '../support/gateway.js';
 import { awayFromWindowEdge, fieldItems, limitsEnv, newClient, send, sendGraphQL } from './support.js';
+import { scrapeMetrics } from '../../../scripts/test/metrics.js';
 
 // Costs as the complexity limit computes them (README: 1 per field, a list × its count).
 const TEN_PRODUCTS = '{ products(count: 10) { id name } }'; // 1 + 10 × 2 = 21
@@ -69,7 +70,7 @@ describe('GraphQL cost per client', () => {
     assert.equal(cheap.status, 200, cheap.body);
     assert.equal(fieldItems(cheap.headers.ratelimit)['graphql-cost']!.r, '5');
 
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = await scrapeMetrics(app);
     assert.equal(
       metricValue(metrics, `catalog_rate_limited_requests_total{client_class="api-key",client="${client.name}",policy="graphql-cost"}`),
       1,

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { createFixtureDatabase, eventually, metricValue, startListeningGateway } from '../support/gateway.js';
 import { awayFromWindowEdge, limitsEnv, newClient, requestsInRedis, send, sendGraphQL, type Answer } from './support.js';
+import { scrapeMetrics } from '../../../scripts/test/metrics.js';
 
 const COMMAND_TIMEOUT_MS = 200;
 /** How long after the command timeout every request must have been answered (a busy machine's margin, not a latency target). */
@@ -72,7 +73,7 @@ describe('rate limits while Redis is frozen', () => {
       // Syncs fail (the command timeout), the circuit opens, and then none reaches Redis at all.
       await eventually('syncs skipped with the circuit open', async () => {
         await send(base, '/products/1', { headers: keyA });
-        const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+        const metrics = await scrapeMetrics(app);
         return (
           metricValue(metrics, 'catalog_rate_limit_syncs_total{result="failed"}') >= 1 &&
           metricValue(metrics, 'catalog_rate_limit_syncs_total{result="skipped"}') >= 1

@@ -14,6 +14,7 @@ import {
   WINDOW_SECONDS,
   type Answer,
 } from './support.js';
+import { scrapeMetrics } from '../../../scripts/test/metrics.js';
 
 const LIMIT = 10;
 
@@ -109,7 +110,7 @@ describe('request limits shared by two replicas through Redis', () => {
     }
 
     for (const { app } of replicas) {
-      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      const metrics = await scrapeMetrics(app);
       const series = `catalog_rate_limited_requests_total{client_class="api-key",client="${a.name}",policy="requests"}`;
       assert.ok(
         metricValue(metrics, series) >= 1,

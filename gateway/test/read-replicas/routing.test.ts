@@ -13,6 +13,7 @@ import { parseLsn, type Lsn } from '../../src/db/lsn.js';
 import type { ReadTarget, ReplicaTarget } from '../../src/db/read-targets.js';
 import { createRequestScope } from '../../src/services.js';
 import { authorized, createCatalog, eventually, graphql, metricValue, startGateway } from '../support/gateway.js';
+import { scrapeMetrics } from '../../../scripts/test/metrics.js';
 
 const PRODUCTS = `${SERVING_SCHEMA}.products`;
 const MAX_LAG_MS = 1_000;
@@ -58,7 +59,7 @@ async function readThrough(target: ReadTarget, id: number): Promise<void> {
 const readAnywhere = (id: number) => readThrough(reads().pickReplica(), id);
 
 async function metrics(): Promise<string> {
-  return (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  return scrapeMetrics(app);
 }
 const statements = (text: string, target: string) => metricValue(text, `catalog_db_statements_total{target="${target}"}`);
 

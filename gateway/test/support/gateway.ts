@@ -39,9 +39,15 @@ export async function createFixtureDatabase(): Promise<string> {
   return databaseUrl;
 }
 
-/** A gateway built in-process on `databaseUrl` (not listening; use `inject`). */
+/**
+ * Test gateways take any free port for their metrics listener (`app.metricsUrl`; read it with
+ * scripts/test/metrics.ts): the default 9464 would clash between gateways running at once.
+ */
+const ANY_METRICS_PORT = { METRICS_PORT: '0' };
+
+/** A gateway built in-process on `databaseUrl` (its public port not listening: use `inject`). */
 export async function startGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', WRITE_TOKEN, ...env });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', WRITE_TOKEN, ...ANY_METRICS_PORT, ...env });
   const app = await buildApp(config);
   await app.ready();
   return app;
@@ -116,6 +122,6 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export function startGatewayCli(args: string[], env: Record<string, string>, entry = 'gateway/src/cli.ts'): GroupProcess {
   return new GroupProcess('catalog-gateway', process.execPath, ['--import', 'tsx', entry, ...args], undefined, {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...ANY_METRICS_PORT, ...env },
   });
 }

@@ -30,10 +30,12 @@ export interface TracedGatewayOptions {
 export async function startTracedGateway({ redisDatabase, env = {}, tailSampling }: TracedGatewayOptions): Promise<TracedGateway> {
   const jaeger = await startJaeger({ tailSampling });
   const port = await freePort();
+  const metricsPort = await freePort();
   const gateway = startGatewayCli([], {
     DATABASE_URL: env.DATABASE_URL ?? (await createFixtureDatabase()),
     ...(redisDatabase === undefined ? {} : { REDIS_URL: testRedisUrl(redisDatabase) }),
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'info',
     OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
@@ -50,7 +52,7 @@ export async function startTracedGateway({ redisDatabase, env = {}, tailSampling
   }
   const base = `http://127.0.0.1:${port}`;
   // The one place that knows where /metrics is served.
-  const metricsTarget = `127.0.0.1:${port}`;
+  const metricsTarget = `127.0.0.1:${metricsPort}`;
   return {
     base,
     metricsTarget,

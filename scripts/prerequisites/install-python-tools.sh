@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned Python tools (.ci/python-requirements.txt) into a venv under the tools cache,
+# Installs the pinned Python tools (python-requirements.txt) into a venv under the tools cache,
 # skipping the install when that venv already matches the requirements file.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
