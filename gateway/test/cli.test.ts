@@ -53,7 +53,7 @@ describe('catalog-gateway CLI', () => {
       assert.equal(ready.graphql, `http://127.0.0.1:${port}/graphql`);
       assert.match(ready.metrics, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
       assert.notEqual(new URL(ready.metrics).port, '0');
-      assert.match(await scrapeMetrics(ready.metrics), /^catalog_db_pool_clients\{state="total"\}/m);
+      assert.match(await scrapeMetrics(ready.metrics), /^catalog_db_pool_clients\{target="primary",state="total"\}/m);
     } finally {
       assert.equal(await gateway.stop(SHUTDOWN_GRACE_MS), 0);
     }
