@@ -74,6 +74,7 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
     // Present with --baseline-checkout: this revision against another one, in the same run.
     ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),
+    ...ratioPair(cells, 'REST mix, long tail', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
     // Present with --variants: a feature on against the control (default settings), in the same run.

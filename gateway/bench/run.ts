@@ -30,7 +30,14 @@ import { startPostgraphile } from './targets/postgraphile.js';
 import { ensureImageNode, IMAGE_NODE } from '../../scripts/test/image-node.js';
 import type { ServerProcess } from './targets/server-process.js';
 import { startJaeger, type TestJaeger } from '../../scripts/test/jaeger.js';
-import { readReplicaReadCounts, tracedShare, waitForReplicaInRotation, type ReplicaReadCounts } from './variant-evidence.js';
+import {
+  readReplicaReadCounts,
+  sampleLease,
+  tracedShare,
+  waitForReplicaInRotation,
+  type LeaseRecord,
+  type ReplicaReadCounts,
+} from './variant-evidence.js';
 import { neededBackends, variantJoins, VARIANTS, type VariantBackends, type VariantName, type VariantTarget } from './variants.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -39,6 +46,8 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 /** Distinct requests in a cold plan: more than a target serves in one cell, so ids never repeat. */
 const COLD_PLAN_SIZE = 200_000;
 const HOT_PLAN_SIZE = 100_000;
+/** The baseline gateway's Redis database: past those the variants may take (1 + one per variant). */
+const BASELINE_REDIS_DATABASE = 15;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
 /**
@@ -63,6 +72,8 @@ let longTailCache: CacheShare | undefined;
 let longTailMemory: (ResidentMemory & NodeMemory) | undefined;
 let storefrontDeepPage: number | undefined;
 let replicaReads: ReplicaReadCounts | undefined;
+let replicaLease: { stop(): Promise<LeaseRecord> } | undefined;
+let replicaLeaseRecord: LeaseRecord | undefined;
 let traced: { requests: number; traces: number } | undefined;
 const runStartedMs = Date.now();
 try {
@@ -122,7 +133,10 @@ try {
       env: env(backends),
     });
     cleanups.push(() => server.stop());
-    if (name === 'replica') await waitForReplicaInRotation(server);
+    if (name === 'replica') {
+      await waitForReplicaInRotation(server);
+      replicaLease = sampleLease(server);
+    }
     variants.push({ name, target, server });
     log(`${target} ready at ${server.baseUrl}`);
   }
@@ -158,11 +172,17 @@ try {
     );
   };
 
-  /** The gateway of another checkout (--baseline-checkout), started like this one and warmed for the hot mix. */
-  const startBaselineGateway = async (repoRoot: string, hotPaths: Iterable<string>): Promise<ServerProcess> => {
+  /**
+   * The gateway of another checkout (--baseline-checkout), started like this one once a workload
+   * needs it, on a Redis database of its own: another revision may spell its keys, or read its
+   * clock, differently, and neither gateway may take the other's entries or resets for its own.
+   */
+  let baselineGateway: ServerProcess | undefined;
+  const startBaselineGateway = async (repoRoot: string): Promise<ServerProcess> => {
+    if (baselineGateway) return baselineGateway;
     const baseline = await startGateway({
       databaseUrl: dataset.databaseUrl,
-      redisUrl: redis.url,
+      redisUrl: `${redis.url}/${BASELINE_REDIS_DATABASE}`,
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
       name: 'gateway-baseline',
@@ -171,7 +191,7 @@ try {
     cleanups.push(() => baseline.stop());
     const revision = execFileSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     log(`baseline gateway (commit ${revision} in ${repoRoot}) ready at ${baseline.baseUrl}`);
-    await warmCache(baseline, hotPaths);
+    baselineGateway = baseline;
     return baseline;
   };
 
@@ -279,7 +299,8 @@ try {
       log(`warming the gateway's cache with the ${hotPaths.size} distinct hot paths`);
       await warmCache(gateway, hotPaths);
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
-      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
+      if (baseline) await warmCache(baseline, hotPaths);
       const hotVariants = variantsIn('REST mix, hot');
       for (const { server } of hotVariants) await warmCache(server, hotPaths);
       const lookupsBeforeHot = await readCacheLookups(gateway);
@@ -301,17 +322,28 @@ try {
         ),
       );
       const bareLongTail = await startBare('bare-long-tail', longTail);
+      // The baseline's cache gets what the recording gave the gateway's: every response in its
+      // Redis, and through its memory in the same order.
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
+      if (baseline) {
+        log(`baseline gateway: passing the long-tail plan's responses through its cache, as the recording did the gateway's`);
+        await warmCache(baseline, new Set(longTail.map(({ path }) => path)));
+      }
       const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
         { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
+        ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: warmup!, rounds, cold: true }] : []),
       ]);
       longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway));
       longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };
     }
   }
   for (const { name, server } of variants) {
-    if (name === 'replica') replicaReads = await readReplicaReadCounts(server);
+    if (name === 'replica') {
+      replicaReads = await readReplicaReadCounts(server);
+      replicaLeaseRecord = await replicaLease!.stop();
+    }
     if (name === 'tracing') traced = await tracedShare(server, jaeger!.queryUrl, runStartedMs);
   }
 } finally {
@@ -346,7 +378,12 @@ const storefrontNote = storefrontDeepPage
   : '';
 const replicaNote = replicaReads
   ? `Reads on a replica (its gateway's metrics over the run): statements by target ${JSON.stringify(replicaReads.statements)}, ` +
-    `reads sent to the primary instead, by reason ${JSON.stringify(replicaReads.fallbacks)}.`
+    `reads sent to the primary instead, by reason ${JSON.stringify(replicaReads.fallbacks)}.` +
+    (replicaLeaseRecord
+      ? ` Its coherence lease (without it reads go to the primary, uncounted) was found lapsed in ${replicaLeaseRecord.lapsed} ` +
+        `of ${replicaLeaseRecord.samples} samples (one a second); resets ${JSON.stringify(replicaLeaseRecord.resets)}, ` +
+        `cache errors ${JSON.stringify(replicaLeaseRecord.cacheErrors)}.`
+      : '')
   : '';
 const tracingNote = traced
   ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its gateway answered ` +

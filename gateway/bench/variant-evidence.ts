@@ -63,3 +63,43 @@ export async function tracedShare(
   if (!response.ok) throw new Error(`Jaeger /api/traces answered ${response.status}: ${JSON.stringify(body).slice(0, 200)}`);
   return { requests, traces: body.data?.length ?? 0 };
 }
+
+/** What a gateway's coherence lease did while the run went on. */
+export interface LeaseRecord {
+  /** Reads of `catalog_coherence_lease_held`, and how many found it not held. */
+  samples: number;
+  lapsed: number;
+  /** `catalog_coherence_resets_total` and `catalog_cache_errors_total` at the end, by labels. */
+  resets: Record<string, number>;
+  cacheErrors: Record<string, number>;
+}
+
+/**
+ * Reads the lease gauge every `everyMs` (rarely enough that the scrapes cost the gateway nothing
+ * measurable) until `stop()`: without its lease a gateway reads on the primary and counts no
+ * fallback, so lapses are what explain reads on the primary beside a replica in rotation.
+ */
+export function sampleLease(gateway: HasMetricsUrl, everyMs = 1_000): { stop(): Promise<LeaseRecord> } {
+  let [taken, lapsed] = [0, 0];
+  const timer = setInterval(() => {
+    samples(gateway, 'catalog_coherence_lease_held').then(
+      (values) => {
+        taken += 1;
+        if (values.get('') === 0) lapsed += 1;
+      },
+      () => undefined,
+    );
+  }, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      const labelled = async (name: string) => Object.fromEntries(await samples(gateway, name));
+      return {
+        samples: taken,
+        lapsed,
+        resets: await labelled('catalog_coherence_resets_total'),
+        cacheErrors: await labelled('catalog_cache_errors_total'),
+      };
+    },
+  };
+}
