@@ -321,14 +321,14 @@ try {
           plan(`rest-long-tail-${slice}`, longTail.slice(slice * longTailSlice, (slice + 1) * longTailSlice)),
         ),
       );
-      const bareLongTail = await startBare('bare-long-tail', longTail);
-      // The baseline's cache gets what the recording gave the gateway's: every response in its
-      // Redis, and through its memory in the same order.
+      // The baseline's cache gets what the recording gives the gateway's (every response in its
+      // Redis, through its memory in the same order) at the same time, so neither's entries are
+      // older than the other's when the rounds begin (the cache TTL counts from then).
       const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
-      if (baseline) {
-        log(`baseline gateway: passing the long-tail plan's responses through its cache, as the recording did the gateway's`);
-        await warmCache(baseline, new Set(longTail.map(({ path }) => path)));
-      }
+      const [bareLongTail] = await Promise.all([
+        startBare('bare-long-tail', longTail),
+        baseline && warmCache(baseline, new Set(longTail.map(({ path }) => path))),
+      ]);
       const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
