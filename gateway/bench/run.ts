@@ -74,6 +74,7 @@ let storefrontDeepPage: number | undefined;
 let replicaReads: ReplicaReadCounts | undefined;
 let replicaLease: { stop(): Promise<LeaseRecord> } | undefined;
 let replicaLeaseRecord: LeaseRecord | undefined;
+const evidenceFailures: string[] = [];
 let traced: { requests: number; traces: number } | undefined;
 const runStartedMs = Date.now();
 try {
@@ -339,12 +340,17 @@ try {
       longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };
     }
   }
+  // The measurements stand without this evidence: its failure is reported with them, and fails the run after.
   for (const { name, server } of variants) {
-    if (name === 'replica') {
-      replicaReads = await readReplicaReadCounts(server);
-      replicaLeaseRecord = await replicaLease!.stop();
+    try {
+      if (name === 'replica') {
+        replicaReads = await readReplicaReadCounts(server);
+        replicaLeaseRecord = await replicaLease!.stop();
+      }
+      if (name === 'tracing') traced = await tracedShare(server, jaeger!.queryUrl, runStartedMs);
+    } catch (error) {
+      evidenceFailures.push(`${name}: ${(error as Error).message}`);
     }
-    if (name === 'tracing') traced = await tracedShare(server, jaeger!.queryUrl, runStartedMs);
   }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
@@ -404,7 +410,7 @@ console.log(cacheNote);
 await writeReport(RESULTS_DIR, cells, options, `${setup}\n\n${cacheNote}`);
 log(`results written to ${join(RESULTS_DIR, 'latest.json')}`);
 
-const failures = runFailures(cells);
+const failures = [...runFailures(cells), ...evidenceFailures.map((failure) => `cannot show what a variant did: ${failure}`)];
 if (failures.length > 0) {
   console.error(`FAILED: ${failures.join('; ')}`);
   process.exit(1);

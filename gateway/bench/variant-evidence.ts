@@ -56,7 +56,8 @@ export async function tracedShare(
     service: 'catalog-gateway',
     start: String(sinceMs * 1_000),
     end: String(Date.now() * 1_000),
-    limit: '1000000',
+    // Jaeger searches at most what its store holds (scripts/test/jaeger.ts keeps 100,000 traces).
+    limit: '99999',
   });
   const response = await fetch(`${jaegerQueryUrl}/api/traces?${query}`);
   const body = (await response.json()) as { data?: unknown[] };
