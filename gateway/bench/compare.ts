@@ -22,8 +22,11 @@ export interface Contender {
 export interface CompareSettings {
   load: LoadSettings;
   warmupSeconds: number;
-  /** Postgres and Redis: whatever CPU they spend during a round is on behalf of its target. */
-  backendPids: { postgres: number; redis: number };
+  /**
+   * Postgres (the primary, and a read replica when the run has one) and Redis: whatever CPU they
+   * spend during a round is on behalf of its target.
+   */
+  backendPids: { postgres: readonly number[]; redis: number };
   /** Resolves once Postgres runs no query of an earlier target; says how long that took (ms). */
   databaseIdle: () => Promise<number>;
   log: (message: string) => void;
@@ -35,7 +38,7 @@ interface RoundResult extends LoadResult {
   cpuSeconds: CpuSplit;
 }
 
-/** CPU seconds of the target's own process, of Postgres and of Redis. */
+/** CPU seconds of the target's own process, of Postgres (every server) and of Redis. */
 interface CpuSplit {
   server: number;
   postgres: number;
@@ -63,7 +66,7 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
   const results = new Map<Contender, RoundResult[]>(contenders.map((c) => [c, []]));
   const cpuNow = (server: ServerProcess): CpuSplit => ({
     server: processTreeCpuSeconds(server.pid),
-    postgres: processTreeCpuSeconds(settings.backendPids.postgres),
+    postgres: settings.backendPids.postgres.reduce((sum, pid) => sum + processTreeCpuSeconds(pid), 0),
     redis: processTreeCpuSeconds(settings.backendPids.redis),
   });
   for (let round = 0; round < roundCount; round += 1) {

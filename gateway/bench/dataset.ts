@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { readSql, SERVING_SCHEMA } from '@catalog/contract';
 import { generateCatalog, loadCatalog } from '@catalog/loader-job';
-import { SHARED_BUFFERS_MB, startBenchPostgres, type BenchPostgres } from './bench-postgres.js';
+import { SHARED_BUFFERS_MB, startBenchPostgres, startBenchReplica, type BenchPostgres } from './bench-postgres.js';
 import type { IdRange } from './plans.js';
 
 const CACHE_ROOT = join(homedir(), '.cache/catalog-gateway/bench');
@@ -18,11 +18,15 @@ const CLUSTER_ROOT = process.getuid?.() === 0 ? '/var/tmp/catalog-gateway/bench'
 export interface DatasetSpec {
   products: number;
   seed: number;
+  /** Start the server able to stream to a replica (openBenchReplica). */
+  replication?: boolean;
   log: (message: string) => void;
 }
 
 export interface BenchDataset extends BenchPostgres {
   readonly productIds: IdRange;
+  /** Where the cached cluster lives (a replica's copy goes beside its data). */
+  readonly clusterDir: string;
 }
 
 const exists = (path: string) =>
@@ -67,12 +71,12 @@ export async function openBenchDataset(spec: DatasetSpec): Promise<BenchDataset>
   let postgres: BenchPostgres;
   if (await exists(loadedMarker)) {
     spec.log(`reusing the loaded catalog in ${clusterDir}`);
-    postgres = await startBenchPostgres(dataDir, { initialise: false });
+    postgres = await startBenchPostgres(dataDir, { initialise: false, replication: spec.replication });
   } else {
     const csvDir = await cachedCsvDir(spec);
     await rm(clusterDir, { recursive: true, force: true });
     await mkdir(clusterDir, { recursive: true, mode: 0o755 });
-    postgres = await startBenchPostgres(dataDir, { initialise: true });
+    postgres = await startBenchPostgres(dataDir, { initialise: true, replication: spec.replication });
     spec.log(`loading ${csvDir} into ${clusterDir}`);
     const started = Date.now();
     const report = await loadCatalog({
@@ -89,9 +93,26 @@ export async function openBenchDataset(spec: DatasetSpec): Promise<BenchDataset>
   }
   try {
     await prewarm(postgres.databaseUrl, spec.log);
-    return { ...postgres, productIds: await productIdRange(postgres.databaseUrl, spec.products) };
+    return { ...postgres, clusterDir, productIds: await productIdRange(postgres.databaseUrl, spec.products) };
   } catch (error) {
     await postgres.stop();
+    throw error;
+  }
+}
+
+/**
+ * A streaming replica of the dataset (opened with `replication`), cloned for this run and
+ * removed when it stops, its catalog prewarmed into its own shared buffers as the primary's is.
+ */
+export async function openBenchReplica(dataset: BenchDataset, log: (message: string) => void): Promise<BenchPostgres> {
+  const started = Date.now();
+  const replica = await startBenchReplica(dataset, join(dataset.clusterDir, 'replica-data'));
+  log(`read replica cloned and streaming in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  try {
+    await prewarm(replica.databaseUrl, log);
+    return replica;
+  } catch (error) {
+    await replica.stop();
     throw error;
   }
 }
@@ -123,7 +144,9 @@ async function prewarm(databaseUrl: string, log: (message: string) => void): Pro
   await client.connect();
   try {
     const started = Date.now();
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+    // A replica has it from its primary, and refuses even CREATE EXTENSION IF NOT EXISTS.
+    const { rowCount } = await client.query(`SELECT 1 FROM pg_extension WHERE extname = 'pg_prewarm'`);
+    if (rowCount === 0) await client.query('CREATE EXTENSION pg_prewarm');
     const { rows } = await client.query<{ blocks: string; bytes: string }>(
       `SELECT coalesce(sum(pg_prewarm(c.oid)), 0) AS blocks, coalesce(sum(pg_relation_size(c.oid)), 0) AS bytes
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

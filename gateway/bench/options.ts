@@ -22,7 +22,7 @@ export interface BenchOptions {
   workloads: ReadonlySet<WorkloadName>;
   /** Another checkout of the repository whose gateway joins the hot mix, for a before/after ratio. */
   baselineCheckout: string | undefined;
-  /** Gateways with a feature on (variants.ts) that join the product page and the hot mix. */
+  /** Gateways with a feature on (variants.ts), each joining the workloads it names, beside a control. */
   variants: readonly VariantName[];
 }
 

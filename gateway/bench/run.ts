@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from '../../scripts/test/redis.js';
 import { loadConfig } from '../src/config.js';
-import { waitForIdleDatabase } from './bench-postgres.js';
+import { waitForIdleDatabase, type BenchPostgres } from './bench-postgres.js';
 import { forEachConcurrently } from './concurrently.js';
 import { findPid } from './cpu-usage.js';
-import { openBenchDataset } from './dataset.js';
+import { openBenchDataset, openBenchReplica } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
 import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
@@ -25,11 +25,20 @@ import { compareTargets, type Contender, type PlanFile } from './compare.js';
 import { printReport, runFailures, writeReport, type Cell, type Workload } from './report.js';
 import { STOREFRONT_PAGE_SIZE, compareStorefront } from './storefront.js';
 import { startBareServer } from './targets/bare.js';
-import { startGateway } from './targets/gateway.js';
+import { startGateway, type GatewayProcess } from './targets/gateway.js';
 import { startPostgraphile } from './targets/postgraphile.js';
 import { ensureImageNode, IMAGE_NODE } from '../../scripts/test/image-node.js';
 import type { ServerProcess } from './targets/server-process.js';
-import { VARIANTS, type VariantTarget } from './variants.js';
+import { startJaeger, type TestJaeger } from '../../scripts/test/jaeger.js';
+import {
+  readReplicaReadCounts,
+  sampleLease,
+  tracedShare,
+  waitForReplicaInRotation,
+  type LeaseRecord,
+  type ReplicaReadCounts,
+} from './variant-evidence.js';
+import { neededBackends, variantJoins, VARIANTS, type VariantBackends, type VariantName, type VariantTarget } from './variants.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const LOG_DIR = join(RESULTS_DIR, 'logs');
@@ -37,6 +46,8 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 /** Distinct requests in a cold plan: more than a target serves in one cell, so ids never repeat. */
 const COLD_PLAN_SIZE = 200_000;
 const HOT_PLAN_SIZE = 100_000;
+/** The baseline gateway's Redis database: past those the variants may take (1 + one per variant). */
+const BASELINE_REDIS_DATABASE = 15;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
 /**
@@ -60,12 +71,44 @@ let hotCache: CacheShare | undefined;
 let longTailCache: CacheShare | undefined;
 let longTailMemory: (ResidentMemory & NodeMemory) | undefined;
 let storefrontDeepPage: number | undefined;
+let replicaReads: ReplicaReadCounts | undefined;
+let replicaLease: { stop(): Promise<LeaseRecord> } | undefined;
+let replicaLeaseRecord: LeaseRecord | undefined;
+const evidenceFailures: string[] = [];
+let traced: { requests: number; traces: number } | undefined;
+const runStartedMs = Date.now();
 try {
   await ensureImageNode(log);
-  const dataset = await openBenchDataset({ products: options.products, seed: options.seed, log });
+  const needed = neededBackends(options.variants);
+  const dataset = await openBenchDataset({
+    products: options.products,
+    seed: options.seed,
+    replication: needed.has('readReplicaUrl'),
+    log,
+  });
   cleanups.push(() => dataset.stop());
   const { productIds } = dataset;
   log(`catalog ready: product ids ${productIds.min}..${productIds.max}`);
+  let replica: BenchPostgres | undefined;
+  if (needed.has('readReplicaUrl')) {
+    replica = await openBenchReplica(dataset, log);
+    cleanups.push(() => replica!.stop());
+  }
+  let jaeger: TestJaeger | undefined;
+  if (needed.has('otlpEndpoint')) {
+    jaeger = await startJaeger();
+    cleanups.push(() => jaeger!.stop());
+    log(`Jaeger ready: OTLP at ${jaeger.otlpEndpoint}, query API at ${jaeger.queryUrl}`);
+  }
+  // Read only by the variants that need them, which the run started above.
+  const backends: VariantBackends = {
+    get otlpEndpoint() {
+      return jaeger!.otlpEndpoint;
+    },
+    get readReplicaUrl() {
+      return replica!.databaseUrl;
+    },
+  };
 
   const redis = await startRedis();
   cleanups.push(() => redis.stop());
@@ -79,7 +122,7 @@ try {
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
   // --variants: a gateway per feature switched on, and a control, each on a Redis database of its own.
-  const variants: Array<{ target: VariantTarget; server: ServerProcess }> = [];
+  const variants: Array<{ name: VariantName | 'control'; target: VariantTarget; server: GatewayProcess }> = [];
   for (const [index, name] of (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).entries()) {
     const { target, env } = VARIANTS[name];
     const server = await startGateway({
@@ -88,16 +131,21 @@ try {
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
       name: `gateway-${name}`,
-      env,
+      env: env(backends),
     });
     cleanups.push(() => server.stop());
-    variants.push({ target, server });
+    if (name === 'replica') {
+      await waitForReplicaInRotation(server);
+      replicaLease = sampleLease(server);
+    }
+    variants.push({ name, target, server });
     log(`${target} ready at ${server.baseUrl}`);
   }
+  const variantsIn = (workload: Workload) => variants.filter(({ name }) => variantJoins(name, workload, options.variants));
   const seed = options.seed;
   const redisPid = findPid('redis-server', `127.0.0.1:${redis.port}`);
   if (redisPid === undefined) throw new Error(`cannot find the benchmark's redis-server (port ${redis.port}) in /proc`);
-  const backendPids = { postgres: dataset.pid, redis: redisPid };
+  const backendPids = { postgres: [dataset.pid, ...(replica ? [replica.pid] : [])], redis: redisPid };
   const plan = async (name: string, requests: PlannedRequest[]): Promise<PlanFile & { requests: PlannedRequest[] }> => {
     const file = join(PLAN_DIR, `${name}.txt`);
     await writePlan(file, requests);
@@ -118,17 +166,24 @@ try {
         load: options.load,
         warmupSeconds: options.warmupSeconds,
         backendPids,
-        databaseIdle: () => waitForIdleDatabase(dataset.databaseUrl),
+        databaseIdle: async () =>
+          (await waitForIdleDatabase(dataset.databaseUrl)) + (replica ? await waitForIdleDatabase(replica.databaseUrl) : 0),
         log,
       })),
     );
   };
 
-  /** The gateway of another checkout (--baseline-checkout), started like this one and warmed for the hot mix. */
-  const startBaselineGateway = async (repoRoot: string, hotPaths: Iterable<string>): Promise<ServerProcess> => {
+  /**
+   * The gateway of another checkout (--baseline-checkout), started like this one once a workload
+   * needs it, on a Redis database of its own: another revision may spell its keys, or read its
+   * clock, differently, and neither gateway may take the other's entries or resets for its own.
+   */
+  let baselineGateway: ServerProcess | undefined;
+  const startBaselineGateway = async (repoRoot: string): Promise<ServerProcess> => {
+    if (baselineGateway) return baselineGateway;
     const baseline = await startGateway({
       databaseUrl: dataset.databaseUrl,
-      redisUrl: redis.url,
+      redisUrl: `${redis.url}/${BASELINE_REDIS_DATABASE}`,
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
       name: 'gateway-baseline',
@@ -137,7 +192,7 @@ try {
     cleanups.push(() => baseline.stop());
     const revision = execFileSync('git', ['-C', repoRoot, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     log(`baseline gateway (commit ${revision} in ${repoRoot}) ready at ${baseline.baseUrl}`);
-    await warmCache(baseline, hotPaths);
+    baselineGateway = baseline;
     return baseline;
   };
 
@@ -161,7 +216,11 @@ try {
     await compare('GraphQL product page, cold', [
       await graphqlContender('gateway', 'gateway', gateway, seed + 1),
       await graphqlContender('postgraphile', 'postgraphile', postgraphile, seed + 2),
-      ...(await Promise.all(variants.map(({ target, server }, index) => graphqlContender(target, 'gateway', server, seed + 10 + index)))),
+      ...(await Promise.all(
+        variantsIn('GraphQL product page, cold').map(({ target, server }, index) =>
+          graphqlContender(target, 'gateway', server, seed + 10 + index),
+        ),
+      )),
     ]);
     await postgraphile.stop();
   }
@@ -223,6 +282,15 @@ try {
           cold: true,
         },
         { target: 'bare node:http', server: bare!, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
+        ...(await Promise.all(
+          variantsIn('REST mix, cold').map(async ({ target, server }, index) => ({
+            target,
+            server,
+            warmup: await plan(`rest-cold-warmup-${index}`, coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 120 + index)),
+            rounds: await roundsOf(`rest-cold-${index}`, coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 20 + index)),
+            cold: true,
+          })),
+        )),
       ]);
     }
 
@@ -232,14 +300,16 @@ try {
       log(`warming the gateway's cache with the ${hotPaths.size} distinct hot paths`);
       await warmCache(gateway, hotPaths);
       const hotRounds = Array<PlanFile>(options.rounds).fill(restHot);
-      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout, hotPaths) : undefined;
-      for (const { server } of variants) await warmCache(server, hotPaths);
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
+      if (baseline) await warmCache(baseline, hotPaths);
+      const hotVariants = variantsIn('REST mix, hot');
+      for (const { server } of hotVariants) await warmCache(server, hotPaths);
       const lookupsBeforeHot = await readCacheLookups(gateway);
       await compare('REST mix, hot', [
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
-        ...variants.map(({ target, server }) => ({ target, server, warmup: restHot, rounds: hotRounds, cold: false })),
+        ...hotVariants.map(({ target, server }) => ({ target, server, warmup: restHot, rounds: hotRounds, cold: false })),
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway));
     }
@@ -252,14 +322,34 @@ try {
           plan(`rest-long-tail-${slice}`, longTail.slice(slice * longTailSlice, (slice + 1) * longTailSlice)),
         ),
       );
-      const bareLongTail = await startBare('bare-long-tail', longTail);
+      // The baseline's cache gets what the recording gives the gateway's (every response in its
+      // Redis, through its memory in the same order) at the same time, so neither's entries are
+      // older than the other's when the rounds begin (the cache TTL counts from then).
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
+      const [bareLongTail] = await Promise.all([
+        startBare('bare-long-tail', longTail),
+        baseline && warmCache(baseline, new Set(longTail.map(({ path }) => path))),
+      ]);
       const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
         { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
+        ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: warmup!, rounds, cold: true }] : []),
       ]);
       longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway));
       longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };
+    }
+  }
+  // The measurements stand without this evidence: its failure is reported with them, and fails the run after.
+  for (const { name, server } of variants) {
+    try {
+      if (name === 'replica') {
+        replicaReads = await readReplicaReadCounts(server);
+        replicaLeaseRecord = await replicaLease!.stop();
+      }
+      if (name === 'tracing') traced = await tracedShare(server, jaeger!.queryUrl, runStartedMs);
+    } catch (error) {
+      evidenceFailures.push(`${name}: ${(error as Error).message}`);
     }
   }
 } finally {
@@ -292,7 +382,27 @@ const storefrontNote = storefrontDeepPage
   ? `Storefront: ${STOREFRONT_PAGE_SIZE} products of one category by price, page 1 and page ${storefrontDeepPage} (the deep page), ` +
     `each side reaching the deep page by its own after-cursor; "gateway" runs with its response cache off (a second process), "gateway, cache on" is the deployed default, for information.`
   : '';
-const cacheNote = [describeCache('hot mix', hotCache), describeCache('long-tail mix', longTailCache), memoryNote, storefrontNote]
+const replicaNote = replicaReads
+  ? `Reads on a replica (its gateway's metrics over the run): statements by target ${JSON.stringify(replicaReads.statements)}, ` +
+    `reads sent to the primary instead, by reason ${JSON.stringify(replicaReads.fallbacks)}.` +
+    (replicaLeaseRecord
+      ? ` Its coherence lease (without it reads go to the primary, uncounted) was found lapsed in ${replicaLeaseRecord.lapsed} ` +
+        `of ${replicaLeaseRecord.samples} samples (one a second); resets ${JSON.stringify(replicaLeaseRecord.resets)}, ` +
+        `cache errors ${JSON.stringify(replicaLeaseRecord.cacheErrors)}.`
+      : '')
+  : '';
+const tracingNote = traced
+  ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its gateway answered ` +
+    `(${((100 * traced.traces) / Math.max(1, traced.requests)).toFixed(2)} %).`
+  : '';
+const cacheNote = [
+  describeCache('hot mix', hotCache),
+  describeCache('long-tail mix', longTailCache),
+  memoryNote,
+  storefrontNote,
+  replicaNote,
+  tracingNote,
+]
   .filter(Boolean)
   .join('\n');
 printReport(cells);
@@ -300,7 +410,7 @@ console.log(cacheNote);
 await writeReport(RESULTS_DIR, cells, options, `${setup}\n\n${cacheNote}`);
 log(`results written to ${join(RESULTS_DIR, 'latest.json')}`);
 
-const failures = runFailures(cells);
+const failures = [...runFailures(cells), ...evidenceFailures.map((failure) => `cannot show what a variant did: ${failure}`)];
 if (failures.length > 0) {
   console.error(`FAILED: ${failures.join('; ')}`);
   process.exit(1);

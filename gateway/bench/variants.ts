@@ -1,26 +1,77 @@
+import type { Workload } from './report.js';
+
+/** What the run starts only for the variants that need it. */
+export interface VariantBackends {
+  /** OTLP/HTTP receiver of a Jaeger started for the run (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otlpEndpoint: string;
+  /** A streaming replica of the benchmark catalog, cloned from its primary for the run. */
+  readReplicaUrl: string;
+}
+
+interface Variant {
+  target: string;
+  /**
+   * The workloads the variant joins, each with the least share of the control's throughput it
+   * must keep, or null where its share is reported for information (a cost to state, no target).
+   */
+  shares: Partial<Record<Workload, number | null>>;
+  needs: readonly (keyof VariantBackends)[];
+  env(backends: VariantBackends): Record<string, string>;
+}
+
 /**
  * Gateway settings measured against the defaults in the same run (`--variants`): what a feature
  * costs when it is on. Each variant runs as a gateway process of its own, and so does a control
  * with the default settings, started and warmed the same way: the default gateway of the run also
  * feeds the bare server's recordings, which leaves it in another state than a gateway that only
  * served the benchmark. Each has its own Redis database (none finds another's cached answers) and
- * joins the product page (its own cold ids) and the hot REST mix, where a variant's share of the
- * control's throughput has a target.
+ * joins the workloads its `shares` name (cold ones with ids of its own); the control joins every
+ * workload a variant of the run joins.
  */
 export const VARIANTS = {
-  control: { target: 'gateway (control)', env: {} },
+  control: { target: 'gateway (control)', shares: {}, needs: [], env: () => ({}) },
   limits: {
     target: 'gateway, limits on',
+    shares: { 'GraphQL product page, cold': 0.95, 'REST mix, hot': 0.9 },
+    needs: [],
     // Every request identified, counted and checked, and the counts synced with Redis; none
     // refused (wrk is one client, far below its quotas, so no RateLimit fields are written).
-    env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_REQUESTS: '1000000000', RATE_LIMIT_GRAPHQL_COST: '1000000000000' },
+    env: () => ({ RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_REQUESTS: '1000000000', RATE_LIMIT_GRAPHQL_COST: '1000000000000' }),
   },
-} as const;
+  tracing: {
+    target: 'gateway, tracing 1 %',
+    shares: { 'GraphQL product page, cold': 0.95, 'REST mix, hot': 0.9 },
+    needs: ['otlpEndpoint'],
+    // Every request instrumented, one in a hundred recorded and exported to a real Jaeger, as the
+    // chart's tracing turns it on; the CLI starts the SDK before the gateway's modules load.
+    env: ({ otlpEndpoint }) => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.01',
+    }),
+  },
+  replica: {
+    target: 'gateway, reads on a replica',
+    // On one machine a replica adds work (WAL replay, a second server's backends, the position
+    // polls and checks) and no cores: its share is the cost of reading there, not a target.
+    shares: { 'GraphQL product page, cold': null, 'REST mix, cold': null },
+    needs: ['readReplicaUrl'],
+    env: ({ readReplicaUrl }) => ({ DATABASE_READ_URLS: readReplicaUrl }),
+  },
+} as const satisfies Record<string, Variant>;
 
 export type VariantName = Exclude<keyof typeof VARIANTS, 'control'>;
 export type VariantTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
 export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => name !== 'control') as VariantName[];
 export const CONTROL_TARGET = VARIANTS.control.target;
 
-/** The least share of the control's throughput a variant keeps, per workload. */
-export const VARIANT_SHARE_TARGETS = { 'REST mix, hot': 0.9, 'GraphQL product page, cold': 0.95 } as const;
+/** Whether a variant (the control: any variant of the run) joins `workload`. */
+export function variantJoins(name: VariantName | 'control', workload: Workload, runVariants: readonly VariantName[]): boolean {
+  if (name === 'control') return runVariants.some((variant) => variantJoins(variant, workload, runVariants));
+  return workload in VARIANTS[name].shares;
+}
+
+/** The backends the run's variants need. */
+export function neededBackends(runVariants: readonly VariantName[]): Set<keyof VariantBackends> {
+  return new Set(runVariants.flatMap((name): readonly (keyof VariantBackends)[] => VARIANTS[name].needs));
+}
