@@ -117,7 +117,7 @@ export const resolvers = {
     products: async (_: unknown, args: { page: number; count: number }, context: GraphQLContext) => {
       assertInRange('page', args.page, 1, MAX_PAGE);
       assertInRange('count', args.count, 1, MAX_PAGE_SIZE);
-      const rows = await context.services.pager.page(args.page, args.count);
+      const rows = await context.services.pager.page(args.page, args.count, context.scope.target.repositories.products);
       remember(context, rows);
       return rows;
     },
@@ -133,7 +133,14 @@ export const resolvers = {
       const after = args.after == null ? undefined : decodeCursor(args.after, args.sort);
       const columns = connectionColumns(info);
       // One row more than asked tells whether there is a next page.
-      const rows = await context.services.repositories.listings.list(filter, PRODUCT_SORTS[args.sort], after, args.first + 1, 0, columns);
+      const rows = await context.scope.target.repositories.listings.list(
+        filter,
+        PRODUCT_SORTS[args.sort],
+        after,
+        args.first + 1,
+        0,
+        columns,
+      );
       const nodes = rows.slice(0, args.first);
       remember(context, nodes, columns.length === PRODUCT_COLUMN_NAMES.length);
       const cursorOf = (node: ListedProduct | undefined) => (node ? encodeCursor(args.sort, node.sort_key, node.id) : null);

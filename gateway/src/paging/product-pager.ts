@@ -28,14 +28,20 @@ export class ProductPager {
     events.on('missed', () => this.reset());
   }
 
-  async page(page: number, count: number): Promise<ProductRow[]> {
+  /**
+   * One page, its rows read through `rows` (the request's read target, a replica when one may
+   * serve it); the anchors come from the primary. Anchors only say where to start in id order, so
+   * a replica's page is still its own rows in order; whether it may be served is decided like any
+   * replica read (rule 8 of the consistency argument).
+   */
+  async page(page: number, count: number, rows: ProductRepository): Promise<ProductRow[]> {
     const offset = (page - 1) * count;
-    if (offset < ANCHOR_SPACING) return this.products.listAfter(BEFORE_FIRST_ID, offset, count);
+    if (offset < ANCHOR_SPACING) return rows.listAfter(BEFORE_FIRST_ID, offset, count);
     const anchors = await this.currentAnchors();
     const block = Math.floor(offset / ANCHOR_SPACING);
     const anchor = anchors[block - 1];
     if (anchor === undefined) return []; // past the end of the catalog
-    return this.products.listAfter(anchor, offset - block * ANCHOR_SPACING, count);
+    return rows.listAfter(anchor, offset - block * ANCHOR_SPACING, count);
   }
 
   /** Ids were added or removed: positions moved, so the anchors must be rebuilt. */

@@ -7,6 +7,7 @@ import { nonUtf8ParametersError } from '../http/query-string.js';
 import { isLegacyList, parseProductListQuery, type ProductListParameters, type ProductListQuery } from '../paging/product-list-query.js';
 import { PRODUCT_SORTS } from '../paging/product-sort.js';
 import type { ProductRow } from '../repository/products.js';
+import type { ReadTarget } from '../db/read-targets.js';
 import type { Services } from '../services.js';
 import { atelierProduct, atelierProductWithFeatures, atelierStyles } from './atelier-shapes.js';
 import { listCacheKey, restCacheKey } from '../cache/keys.js';
@@ -24,11 +25,14 @@ import {
   stylesSchema,
 } from './schemas.js';
 
-/** The rows of a checked list query: the legacy one by the pager, exactly as before filters existed; any other by the listing. */
-function listRows(services: Services, list: ProductListQuery): Promise<ProductRow[]> {
-  if (isLegacyList(list)) return services.pager.page(list.page, list.count);
+/**
+ * The rows of a checked list query, read on the scope's target: the legacy one by the pager,
+ * exactly as before filters existed; any other by the listing.
+ */
+function listRows(services: Services, { repositories }: ReadTarget, list: ProductListQuery): Promise<ProductRow[]> {
+  if (isLegacyList(list)) return services.pager.page(list.page, list.count, repositories.products);
   const skip = (list.page - 1) * list.count;
-  return services.repositories.listings.list(list.filter, PRODUCT_SORTS[list.sort], undefined, list.count, skip);
+  return repositories.listings.list(list.filter, PRODUCT_SORTS[list.sort], undefined, list.count, skip);
 }
 
 interface ProductParams {
@@ -64,7 +68,7 @@ export function productReadRoutes(services: Services) {
         const list = parseProductListQuery(request.query);
         return replyCached(services, '/products', listCacheKey(list), request, reply, async (scope) => {
           scope.tags.addProductList();
-          const rows = await listRows(services, list);
+          const rows = await listRows(services, scope.target, list);
           scope.tags.addProducts(rows.map((row) => row.id));
           return rows.map(atelierProduct);
         });

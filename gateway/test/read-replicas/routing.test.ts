@@ -120,6 +120,30 @@ describe('reads on streaming replicas', () => {
     assert.equal(metricValue(after, 'catalog_db_in_rotation{target="primary"}'), 0);
   });
 
+  it('serve list pages from the replicas too: REST pages (legacy, filtered, sorted) and GraphQL products and productsConnection', async () => {
+    await bothInRotation();
+    const counted = await metrics();
+    const lists = [
+      () => app.inject({ method: 'GET', url: '/products?page=1&count=3' }),
+      () => app.inject({ method: 'GET', url: '/products?sort=price_desc&count=2' }),
+      () => app.inject({ method: 'GET', url: '/products?q=the&page=1' }),
+      () => graphql(app, '{ products(page: 1, count: 2) { id name } }'),
+      () => graphql(app, '{ productsConnection(first: 2, sort: NAME_ASC) { nodes { id } pageInfo { hasNextPage } } }'),
+    ];
+    for (const list of lists) {
+      const response = await list();
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().errors, undefined, response.body);
+    }
+    const after = await metrics();
+    assert.equal(statements(after, 'primary') - statements(counted, 'primary'), 0, 'no list page read the primary');
+    const onReplicas = ['replica-1', 'replica-2'].reduce(
+      (sum, replica) => sum + statements(after, replica) - statements(counted, replica),
+      0,
+    );
+    assert.ok(onReplicas >= lists.length, `${onReplicas} statements on the replicas for ${lists.length} list pages`);
+  });
+
   it('send writes, and what they return, to the primary', async () => {
     await bothInRotation();
     const counted = await metrics();
