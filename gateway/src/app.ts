@@ -96,7 +96,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     events,
     redis,
     reads,
-    onReread: () => readCounters.fallback('behind_writes'),
+    onFallback: (reason) => readCounters.fallback(reason),
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     metrics,

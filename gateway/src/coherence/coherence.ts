@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ReadTarget, ReadTargets } from '../db/read-targets.js';
+import type { ReadTarget, ReadTargets, ReplicaReadFallback } from '../db/read-targets.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { observeCoherenceLease, type Metrics } from '../metrics/metrics.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
@@ -43,8 +43,8 @@ export interface CoherenceOptions {
   redis: SharedRedis | undefined;
   /** The primary and the streaming replicas reads may use. */
   reads: ReadTargets;
-  /** Counts a replica's answer read again on the primary. */
-  onReread: () => void;
+  /** Counts a read meant for a replica that went to the primary, by reason. */
+  onFallback: (reason: ReplicaReadFallback) => void;
   /** REDIS_WRITE_WAIT_MS */
   writeWaitMs: number;
   /** How long a tag's version must outlive any response stored under it. */
@@ -61,7 +61,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     logger.warn({ err: error }, "cannot read the primary's WAL position: replicas stay out of use until it answers"),
   );
   if (!redis) {
-    const replicaReads = new ReplicaReads(reads, requirements, () => true, options.onReread);
+    const replicaReads = new ReplicaReads(reads, requirements, () => true, options.onFallback);
     return {
       leaseHeld: true,
       position: undefined,
@@ -84,7 +84,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     onReset: (reason) => metrics.coherenceResets.inc({ reason }),
   });
   const stopSwaps = followSwapsInRedis(events, clock, logger, redis.failed);
-  const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onReread);
+  const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onFallback);
   observeCoherenceLease(metrics, () => membership.leaseHeld);
   return {
     get leaseHeld() {

@@ -1,4 +1,4 @@
-import type { ReadTarget, ReadTargets } from '../db/read-targets.js';
+import type { ReadTarget, ReadTargets, ReplicaReadFallback } from '../db/read-targets.js';
 import type { ReadRequirements } from './read-requirements.js';
 
 /** A computed response and the tags of everything it was built from. */
@@ -19,13 +19,17 @@ export class ReplicaReads {
     private readonly targets: ReadTargets,
     private readonly requirements: ReadRequirements,
     private readonly leaseHeld: () => boolean,
-    /** Counts a replica's answer that was read again on the primary. */
-    private readonly onReread: () => void,
+    /** Counts a read meant for a replica that went to the primary, by reason. */
+    private readonly onFallback: (reason: ReplicaReadFallback) => void,
   ) {}
 
   async run<Result extends TaggedResult>(compute: (target: ReadTarget) => Promise<Result>): Promise<Result> {
     const { primary } = this.targets;
-    if (this.targets.replicas.length === 0 || !this.leaseHeld()) return compute(primary);
+    if (this.targets.replicas.length === 0) return compute(primary);
+    if (!this.leaseHeld()) {
+      this.onFallback('no_lease');
+      return compute(primary);
+    }
     const replica = this.targets.pickReplica();
     if (replica === primary) return compute(primary);
     const replayed = replica.replayedLsn();
@@ -36,7 +40,7 @@ export class ReplicaReads {
       // Read again below; a failure the primary shares is the primary's to report.
     }
     if (result && this.requirements.replicaMayAnswer(result.tags, replayed)) return result;
-    this.onReread();
+    this.onFallback('behind_writes');
     return compute(primary);
   }
 }

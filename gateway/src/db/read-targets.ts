@@ -15,10 +15,12 @@ export const POLL_INTERVAL_MS = 100;
 const POLL_TIMEOUT_MS = 1_000;
 
 /**
- * Why a read meant for a replica went to the primary: also `behind_writes`, a response a replica
- * answered without having replayed a write it depends on (coherence/replica-reads.ts).
+ * Why a read meant for a replica went to the primary. Also decided by coherence/replica-reads.ts:
+ * `behind_writes`, a response a replica answered without having replayed a write it depends on;
+ * `no_lease`, a request made while this process had no coherence lease (it might not hear a write).
  */
-export type ReadFallback = 'none_in_rotation' | StatementFallback | 'behind_writes';
+export type ReplicaReadFallback = 'behind_writes' | 'no_lease';
+export type ReadFallback = 'none_in_rotation' | StatementFallback | ReplicaReadFallback;
 /** What failed on a target: a statement, an idle pooled connection, a position poll. */
 export type TargetFailure = 'statement' | 'connection' | 'poll';
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadFallback, ReadTargetCounters, ReadTargets, TargetFailure } from '../db/read-targets.js';
 
-const FALLBACKS: ReadFallback[] = ['none_in_rotation', 'left_rotation', 'replica_failed', 'behind_writes'];
+const FALLBACKS: ReadFallback[] = ['none_in_rotation', 'left_rotation', 'replica_failed', 'behind_writes', 'no_lease'];
 const FAILURES: TargetFailure[] = ['statement', 'connection', 'poll'];
 
 /**
@@ -24,7 +24,7 @@ export function createReadTargetCounters(registry: Registry, targetNames: readon
   });
   const fallbacks = new Counter({
     name: 'catalog_db_replica_fallbacks_total',
-    help: 'Reads sent to the primary instead of a replica, by reason: none_in_rotation (a request given the primary, per request), left_rotation (a statement whose replica left the rotation after it was picked), replica_failed (a statement re-run on the primary after its replica failed it), behind_writes (a response read again on the primary: its replica had not replayed a write it depends on, or failed it)',
+    help: 'Reads sent to the primary instead of a replica, by reason: none_in_rotation (a request given the primary, per request), left_rotation (a statement whose replica left the rotation after it was picked), replica_failed (a statement re-run on the primary after its replica failed it), behind_writes (a response read again on the primary: its replica had not replayed a write it depends on, or failed it), no_lease (a request made while this process held no coherence lease, per request)',
     labelNames: ['reason'] as const,
     registers,
   });

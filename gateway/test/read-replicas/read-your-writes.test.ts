@@ -50,6 +50,8 @@ const SERIES = {
   primaryStatements: 'catalog_db_statements_total{target="primary"}',
   replicaStatements: 'catalog_db_statements_total{target="replica-1"}',
   behindWrites: 'catalog_db_replica_fallbacks_total{reason="behind_writes"}',
+  noLease: 'catalog_db_replica_fallbacks_total{reason="no_lease"}',
+  leaseHeld: 'catalog_coherence_lease_held',
   replicaInRotation: 'catalog_db_in_rotation{target="replica-1"}',
   replicaLagSeconds: 'catalog_db_replay_lag_seconds{target="replica-1"}',
   replicaPoolClients: 'catalog_db_pool_clients{target="replica-1",state="total"}',
@@ -105,6 +107,7 @@ async function countersOf(gateway: GatewayProcess): Promise<Counters> {
   return Object.fromEntries(Object.entries(SERIES).map(([key, series]) => [key, metricValue(text, series)])) as Counters;
 }
 const snapshot = () => Promise.all(gateways.map(countersOf));
+const leaseHeld = async (gateway: GatewayProcess) => (await countersOf(gateway)).leaseHeld === 1;
 /** How much `counter` grew on each gateway between two snapshots. */
 const grew = (from: Counters[], to: Counters[], counter: keyof Counters) =>
   to.map((counters, index) => counters[counter] - from[index]![counter]);
@@ -380,6 +383,31 @@ describe('read-your-writes with the replica lagging (replay paused), through two
     }
     // Never-cached queries of the written products now use the replica, found up to date.
     await readsLandOnTheReplica([BYSTANDER_ID, written.put, written.mutated, written.created], expected);
+  });
+
+  it('reads on the primary while Redis is frozen (no lease: a write might go unheard), counted as no_lease, and on the replica again after', async () => {
+    await replicaInUse();
+    const before = await snapshot();
+    redis.freeze();
+    try {
+      await eventually(
+        'both gateways to lose their coherence lease',
+        async () => (await Promise.all(gateways.map(leaseHeld))).every((held) => !held),
+        REPLICATION_WAIT_MS,
+      );
+      for (const gateway of gateways) {
+        assert.deepEqual(await uncachedRead.read(gateway, BYSTANDER_ID), expected.get(BYSTANDER_ID), `via ${gateway.name}`);
+      }
+    } finally {
+      redis.thaw();
+    }
+    const after = await snapshot();
+    for (const [index, gateway] of gateways.entries()) {
+      assert.ok(grew(before, after, 'noLease')[index]! > 0, `${gateway.name} counted its reads on the primary as no_lease`);
+      assert.ok(grew(before, after, 'primaryStatements')[index]! > 0, `${gateway.name} read the primary`);
+    }
+    await eventually('both leases back', async () => (await Promise.all(gateways.map(leaseHeld))).every(Boolean), REPLICATION_WAIT_MS);
+    await readsLandOnTheReplica([BYSTANDER_ID], expected);
   });
 
   it('loses no read to the replica killed under concurrent reads, and reads on it again once it is back', async () => {
