@@ -196,7 +196,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_MAX_ENTRIES_PER_TAG: {
     description:
-      'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests',
+      'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests. Every list page carries the product-list tag, so list pages past this many are served from memory or Postgres, not Redis: raise it where clients read list pages deep (a write costs the same whatever the count: stale entries are found on read, not deleted)',
   },
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
   DB_POOL_MAX: {
