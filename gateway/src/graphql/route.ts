@@ -11,6 +11,7 @@ import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type GraphQLParams, type ResolvedOperation } from './persisted-queries.js';
+import { isRecord } from './request-shape.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { installGraphQLResponseMediaType, labelForAccept } from './response-media-type.js';
@@ -62,9 +63,7 @@ function runnableCost(
   { document, valid, operation, operationName, params }: ResolvedOperation,
 ): number | undefined {
   if (!document || !valid || !operation) return undefined;
-  const sent = params.variables;
-  const variables = typeof sent === 'object' && sent !== null && !Array.isArray(sent) ? (sent as Record<string, unknown>) : {};
-  const cost = complexity.cost(document, operationName, variables);
+  const cost = complexity.cost(document, operationName, isRecord(params.variables) ? params.variables : {});
   return cost !== undefined && cost <= complexity.maxComplexity ? cost : undefined;
 }
 
@@ -129,7 +128,9 @@ export function graphqlRoute(services: Services) {
           .send(graphqlErrors(`mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED'));
       }
       // Per-client limits: an operation that will run is charged its cost, answered from the cache or not.
-      const refusal = services.limits.chargeGraphQLCost(request.raw, reply.raw, runnableCost(complexity, resolved));
+      // Costed only when limits are on: the cost is what a client is charged, nothing else reads it.
+      const cost = services.limits.enabled ? runnableCost(complexity, resolved) : undefined;
+      const refusal = services.limits.chargeGraphQLCost(request.raw, reply.raw, cost);
       if (refusal) return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
       let executionFailed = false;
 
