@@ -9,7 +9,7 @@ const run = promisify(execFile);
 const rulesFile = fileURLToPath(new URL('../prometheus-rules.yml', import.meta.url));
 const unitTestDir = fileURLToPath(new URL('./rules/', import.meta.url));
 
-/** promtool ships with Debian's prometheus package (.ci/apt-packages.txt). */
+/** promtool: the pinned build (scripts/tools/install-promtool.sh), first on PATH under the test runner; else Debian's prometheus package. */
 async function promtool(args: string[], cwd?: string): Promise<string> {
   try {
     const { stdout, stderr } = await run('promtool', args, { cwd });

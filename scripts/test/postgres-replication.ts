@@ -1,5 +1,5 @@
 // A real Postgres primary with streaming replicas on loopback, from Debian's postgresql-15
-// package (.ci/apt-packages.txt): the replicas are cloned with pg_basebackup and stream WAL
+// package (scripts/prerequisites/apt-packages.txt): the replicas are cloned with pg_basebackup and stream WAL
 // through replication slots, as in production, so tests can pause replay, kill a replica and
 // read each server's own statistics.
 import { randomBytes } from 'node:crypto';
