@@ -82,6 +82,20 @@ describe('in-process store', () => {
     assert.equal(roomy.size, 1);
   });
 
+  it('counts a compressed copy made after an entry was stored against the whole budget: the coldest entry leaves for it', () => {
+    const identityOnly = 2 * bigBody.length + 'a'.length + ENTRY_OVERHEAD_BYTES;
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: 2 * identityOnly });
+    store.set('a', entry(bigBody));
+    store.set('b', entry(bigBody));
+    assert.equal(store.size, 2, 'both fit as they are');
+    const grown = store.get('b')!.representations;
+    grown.negotiate('gzip');
+    assert.ok(grown.heldBytes > 2 * bigBody.length, 'b holds a gzip copy now');
+    assert.ok(store.get('a') === undefined, 'a, the least recently used, left to make room for the copy');
+    assert.equal(store.get('b')?.representations, grown);
+    assert.equal(store.size, 1);
+  });
+
   it('evicts by tag what it admitted', () => {
     const store = new MemoryStore({ maxEntries: 10, maxBytes: 1024 ** 2 });
     store.set('a', entry('{"id":1}', ['product:1']));

@@ -109,10 +109,16 @@ export class MemoryStore {
   /** The latest expiry of any entry stored so far: an invalidation is forgotten once it has passed. */
   private latestExpiryMs = 0;
   private readonly admission: TinyLfuAdmission;
-  /** A compressed copy made later counts too: setting the entry again re-measures it (and evicts from the cold end if the budget is exceeded). */
+  /**
+   * A compressed copy made later counts too: the entry is put again, so that it is measured again
+   * (and entries leave the cold end while the budget is exceeded). Deleted first: the LRU measures
+   * only a value it does not hold already, and setting the same one again would keep its old size.
+   */
   private readonly remeasure: GrowthListener = (key, representations) => {
     const entry = this.entries.peek(key);
-    if (entry?.representations === representations) this.entries.set(key, entry);
+    if (entry?.representations !== representations) return;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
   };
 
   constructor(limits: { maxEntries: number; maxBytes: number }) {
