@@ -26,6 +26,11 @@ export interface ClockState extends ClockPosition {
   cause: EpochCause;
 }
 
+/** This process's epochs: a random prefix drawn once, and a counter (every lookup asks for one; most go unused). */
+const EPOCH_PREFIX = randomBytes(8).toString('hex');
+let epochsDrawn = 0;
+const freshEpoch = (): string => `${EPOCH_PREFIX}-${(epochsDrawn++).toString(36)}`;
+
 /**
  * The coherence clock in Redis (gateway/README.md, "Consistency"), through its scripts. Every
  * call names the server the connection talks to and brings a fresh epoch, used only if the clock
@@ -41,7 +46,7 @@ export class RedisClock {
   prologue(): [runId: string, freshEpoch: string, channel: string] {
     const runId = this.redis.server.runId;
     if (runId === undefined) throw new RedisServerUnknown();
-    return [runId, randomBytes(8).toString('hex'), INVALIDATION_CHANNEL];
+    return [runId, freshEpoch(), INVALIDATION_CHANNEL];
   }
 
   async announce(
