@@ -1,7 +1,8 @@
 /**
  * The ceiling for any Node HTTP service on this machine: a bare node:http server that first
  * records the gateway's responses for every path it will be asked for, then serves those
- * exact bytes from a Map. Env: UPSTREAM_URL, PATHS_FILE (one path a line), PORT.
+ * exact bytes from a Map. Env: UPSTREAM_URL, PATHS_FILE (one path a line), PORT, ACCEPT_ENCODING
+ * (what the recording asks the gateway for: what the replay will ask, see run.ts `replayEncoding`).
  */
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -23,12 +24,13 @@ function requiredEnv(name: string): string {
 
 const upstreamUrl = requiredEnv('UPSTREAM_URL');
 const port = Number(requiredEnv('PORT'));
+const acceptEncoding = requiredEnv('ACCEPT_ENCODING');
 const paths = [...new Set((await readFile(requiredEnv('PATHS_FILE'), 'utf8')).split('\n').filter(Boolean))];
 
 const recorded = new Map<string, RecordedResponse>();
 const started = Date.now();
 await forEachConcurrently(paths, RECORDING_CONCURRENCY, async (path) => {
-  const response = await fetch(upstreamUrl + path);
+  const response = await fetch(upstreamUrl + path, { headers: { 'accept-encoding': acceptEncoding } });
   recorded.set(path, {
     status: response.status,
     contentType: response.headers.get('content-type') ?? 'application/json',

@@ -62,6 +62,12 @@ const BARE_COLD_RESPONSES = 20_000;
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 const options = parseBenchOptions(process.argv.slice(2));
+/**
+ * What warming and recording ask the gateways for: what wrk's replay asks (no header: identity).
+ * A compressed copy made while warming would count against a gateway's in-process byte budget
+ * and crowd out responses the replay needs.
+ */
+const replayEncoding = options.load.acceptEncoding ?? 'identity';
 await mkdir(LOG_DIR, { recursive: true });
 await mkdir(PLAN_DIR, { recursive: true });
 
@@ -259,6 +265,7 @@ try {
       const server = await startBareServer({
         upstreamUrl: gateway.baseUrl,
         paths: [...new Set(requests.map(({ path }) => path))],
+        acceptEncoding: replayEncoding,
         logDir: LOG_DIR,
         name,
       });
@@ -419,7 +426,7 @@ if (failures.length > 0) {
 /** Asks `server` for every path once, so its in-process cache holds them all. */
 async function warmCache(server: ServerProcess, paths: Iterable<string>): Promise<void> {
   await forEachConcurrently(paths, 32, async (path) => {
-    const response = await fetch(server.baseUrl + path);
+    const response = await fetch(server.baseUrl + path, { headers: { 'accept-encoding': replayEncoding } });
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`${server.name} answered ${response.status} to ${path} while warming its cache`);
   });

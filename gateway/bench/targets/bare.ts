@@ -13,12 +13,14 @@ export interface BareSettings {
   upstreamUrl: string;
   /** Every GET path the bare server will be asked for. */
   paths: readonly string[];
+  /** The Accept-Encoding the recording sends. */
+  acceptEncoding: string;
   logDir: string;
   /** Names its log and paths files, when several run in turn. */
   name?: string;
 }
 
-export async function startBareServer({ upstreamUrl, paths, logDir, name = 'bare' }: BareSettings): Promise<ServerProcess> {
+export async function startBareServer({ upstreamUrl, paths, acceptEncoding, logDir, name = 'bare' }: BareSettings): Promise<ServerProcess> {
   const pathsFile = join(logDir, `${name}-paths.txt`);
   await writeFile(pathsFile, paths.join('\n'));
   const port = await freePort();
@@ -28,7 +30,14 @@ export async function startBareServer({ upstreamUrl, paths, logDir, name = 'bare
     command: IMAGE_NODE,
     args: ['--import', 'tsx', BARE_SERVER],
     cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstreamUrl, PATHS_FILE: pathsFile, PORT: String(port) },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      UPSTREAM_URL: upstreamUrl,
+      PATHS_FILE: pathsFile,
+      PORT: String(port),
+      ACCEPT_ENCODING: acceptEncoding,
+    },
     port,
     logFile: join(logDir, `${name}.log`),
     // It listens only once every response is recorded, so answering at all means ready.
