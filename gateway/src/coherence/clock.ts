@@ -26,10 +26,13 @@ export interface ClockState extends ClockPosition {
   cause: EpochCause;
 }
 
-/** This process's epochs: a random prefix drawn once, and a counter (every lookup asks for one; most go unused). */
+/**
+ * This process's epochs: a random prefix of fixed length drawn once, then a counter (every lookup
+ * asks for one; most go unused). Hex digits only: the scripts parse tag versions as `<epoch>:<seq>`.
+ */
 const EPOCH_PREFIX = randomBytes(8).toString('hex');
 let epochsDrawn = 0;
-const freshEpoch = (): string => `${EPOCH_PREFIX}-${(epochsDrawn++).toString(36)}`;
+const freshEpoch = (): string => EPOCH_PREFIX + (epochsDrawn++).toString(16);
 
 /**
  * The coherence clock in Redis (gateway/README.md, "Consistency"), through its scripts. Every
