@@ -3,7 +3,7 @@
 # one output dir, with images.json mapping each full image reference to its archive and size:
 #   scripts/images/build-all.sh [--out DIR]     (default ~/.cache/catalog-gateway/images/out)
 # Slow, stable inputs (Debian root filesystems, Go-built binaries) are cached; the project's
-# images are rebuilt every run. Needs root, podman, mmdebstrap, gcc and go (see README.md).
+# images are rebuilt whenever the sources change. Needs root, podman, mmdebstrap, gcc and go (see README.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [ "${1:-}" = --out ]; then

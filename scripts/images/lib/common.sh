@@ -57,6 +57,12 @@ export_image() {
   local ref=$1 archive="$IMAGES_OUT/$2.oci.tar"
   rm -f "$archive"
   podman save --format oci-archive -o "$archive" "$ref"
+  record_archive "$ref" "$2"
+}
+
+# record_archive REF ARCHIVE_NAME: records the output dir's ARCHIVE_NAME.oci.tar as REF's for images.json.
+record_archive() {
+  local ref=$1 archive="$IMAGES_OUT/$2.oci.tar"
   printf '%s\t%s\t%s\n' "$ref" "$archive" "$(stat -c %s "$archive")" >"$IMAGES_OUT/$2.record"
   echo "images: $ref -> $archive ($(du -h "$archive" | cut -f1))"
 }
