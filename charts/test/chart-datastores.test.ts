@@ -108,6 +108,24 @@ describe('read replicas', () => {
     assert.equal(secret.stringData.REPLICATION_PASSWORD, 'offline-render-replication');
   });
 
+  test('the replication password is in the primary’s pod template: enabling replicas on a running release (a password generated then) restarts the primary, whose init container creates the role they clone as; scaling them does not', async () => {
+    const primaryTemplate = async (replicationPassword: string, replicaCount: number) =>
+      annotationsOf(
+        parseManifests(await helm.template({ postgresql: { auth: { replicationPassword }, readReplicas: { replicaCount } } })),
+        'StatefulSet',
+        '-postgresql',
+      );
+    // Installed without replicas (no replication password), then the one generated for them: a
+    // generated one is not in postgresql.auth, so checksum/credentials cannot show it.
+    const without = await primaryTemplate('', 0);
+    const enabled = await primaryTemplate('generated-for-replicas', 2);
+    assert.equal(without['checksum/replication'], undefined);
+    assert.match(enabled['checksum/replication'], /^[0-9a-f]{64}$/);
+    assert.deepEqual(await primaryTemplate('generated-for-replicas', 3), enabled, 'scaled up');
+    assert.deepEqual(await primaryTemplate('generated-for-replicas', 0), enabled, 'scaled to 0: the password stays');
+    assert.notEqual((await primaryTemplate('rotated', 2))['checksum/replication'], enabled['checksum/replication'], 'a new password');
+  });
+
   test('the primary runs with wal_level=replica, max_wal_senders and hot_standby; a replica with as many connections and senders, and hot_standby_feedback', () => {
     const setting = (args: string[], name: string) => args.find((arg) => arg.startsWith(`${name}=`))?.split('=')[1];
     const primary = podSpec(full, 'StatefulSet', '-postgresql').containers[0].args;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { JaegerSpan, JaegerTrace } from '../../scripts/test/jaeger.js';
+import { parentOf, spansNamed, tagOf, type JaegerSpan, type JaegerTrace } from '../../scripts/test/jaeger.js';
 import { productPageBody } from '../../scripts/test/product-page.js';
-import { parentOf, spansNamed, startTracedGateway, tagOf, traceIdOf, type TracedGateway } from './support/traced-gateway.js';
+import { startTracedGateway, traceIdOf, type TracedGateway } from './support/traced-gateway.js';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 

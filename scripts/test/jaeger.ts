@@ -115,3 +115,24 @@ export async function startJaeger(options: { tailSampling?: TailSampling } = {})
     },
   };
 }
+
+/** A span's tag value. */
+export const tagOf = (span: JaegerSpan, key: string): string | number | boolean | undefined =>
+  span.tags.find((tag) => tag.key === key)?.value;
+
+/**
+ * The span's parent in its trace, if any: its first reference, as Jaeger's UI draws the tree (a
+ * parent that is also linked, as a DataLoader batch's first load is, comes as FOLLOWS_FROM).
+ */
+export function parentOf(trace: JaegerTrace, span: JaegerSpan): JaegerSpan | undefined {
+  const reference = span.references[0];
+  return reference && trace.spans.find((candidate) => candidate.spanID === reference.spanID);
+}
+
+/** The trace's spans named `name` (or starting with it, for `prefix*`). */
+export function spansNamed(trace: JaegerTrace, name: string): JaegerSpan[] {
+  const matches = name.endsWith('*')
+    ? (span: JaegerSpan) => span.operationName.startsWith(name.slice(0, -1))
+    : (span: JaegerSpan) => span.operationName === name;
+  return trace.spans.filter(matches);
+}

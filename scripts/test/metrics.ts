@@ -14,3 +14,9 @@ export async function scrapeMetrics(target: string | HasMetricsUrl, headers: Rec
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 200)}`);
   return text;
 }
+
+/** A series' value in the /metrics text, 0 when absent. */
+export function metricValue(metrics: string, series: string): number {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}

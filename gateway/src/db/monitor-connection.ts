@@ -10,10 +10,13 @@ export class MonitorConnection {
   private client: Promise<pg.Client> | undefined;
   private closed = false;
 
-  /** `timeoutMs` bounds the connect and each statement (a frozen server fails fast). */
+  /**
+   * `statementTimeoutMs` bounds each statement (a frozen server fails fast); `connectTimeoutMs`
+   * the connect, which takes several round trips where a statement takes one (see read-targets.ts).
+   */
   constructor(
     private readonly url: string,
-    private readonly timeoutMs: number,
+    private readonly timeouts: { connectTimeoutMs: number; statementTimeoutMs: number },
   ) {}
 
   /** The first row `sql` returns. */
@@ -40,8 +43,8 @@ export class MonitorConnection {
     const client = new pg.Client({
       connectionString: this.url,
       application_name: 'catalog-gateway-monitor',
-      connectionTimeoutMillis: this.timeoutMs,
-      query_timeout: this.timeoutMs,
+      connectionTimeoutMillis: this.timeouts.connectTimeoutMs,
+      query_timeout: this.timeouts.statementTimeoutMs,
       keepAlive: true,
     });
     const connected = client.connect().then(() => client);

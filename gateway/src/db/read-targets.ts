@@ -11,8 +11,19 @@ import { ReplicaHealth } from './replica-health.js';
 
 /** How often every target's WAL position is read. */
 export const POLL_INTERVAL_MS = 100;
-/** Longest connect or answer of a position read (a frozen server fails fast, not after the statement timeout). */
+/** Longest answer to a position read (a frozen server fails fast, not after the statement timeout). */
 const POLL_TIMEOUT_MS = 1_000;
+/**
+ * Longest connect of a position poll, and of a replica's pooled connection. A statement on an
+ * open connection is one round trip through this process's event loop; a connect is several
+ * (the name's lookup, TCP, the startup and authentication exchanges). Where each turn of the loop
+ * is slow (a saturated pod), a connect bounded like a statement never completes: a replica whose
+ * connections were lost (restarted) would never answer a poll again, or, back in the rotation,
+ * never get a pooled connection open (each timeout counting as its failure). Until a poll
+ * answers it is out of the rotation anyway; a read waiting for a pooled connection longer than
+ * DB_POOL_ACQUIRE_TIMEOUT_MS waits up to this instead, then falls back to the primary.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Why a read meant for a replica went to the primary. Also decided by coherence/replica-reads.ts:
@@ -182,7 +193,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     return db;
   };
   const monitor = (url: string) => {
-    const connection = new MonitorConnection(url, POLL_TIMEOUT_MS);
+    const connection = new MonitorConnection(url, { connectTimeoutMs: CONNECT_TIMEOUT_MS, statementTimeoutMs: POLL_TIMEOUT_MS });
     closers.push(() => connection.close());
     return connection;
   };
@@ -211,6 +222,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     const db = counted(
       new ReplicaDatabase({
         ...poolOptions(name, url),
+        acquireTimeoutMs: Math.max(config.DB_POOL_ACQUIRE_TIMEOUT_MS, CONNECT_TIMEOUT_MS),
         onUnavailable: failed,
         primary: primaryDb,
         inRotation: () => health.inRotation(performance.now()),

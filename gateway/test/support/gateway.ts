@@ -95,11 +95,7 @@ export function postGraphQL(app: FastifyInstance, body: unknown, headers: Record
   });
 }
 
-/** A series' value in the /metrics text, 0 when absent. */
-export function metricValue(metrics: string, series: string): number {
-  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line ? Number(line.split(' ')[1]) : 0;
-}
+export { metricValue } from '../../../scripts/test/metrics.js';
 
 /** The suite's Redis, on a database number of the caller's own so cached bodies never mix. */
 export function testRedisUrl(database: number): string {
