@@ -3,12 +3,15 @@
 // is asserted on running pods. Needs root; skipped with the reason elsewhere, failed under CI=true.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CHART_DIR, Helm, NAMESPACE, RELEASE } from './support/chart.js';
+import { parentOf, spansNamed, tagOf, type JaegerTrace } from '../../scripts/test/jaeger.js';
+import { metricValue } from '../../scripts/test/metrics.js';
 import { GroupProcess } from '../../scripts/test/process.js';
 import { waitFor } from '../../scripts/test/wait.js';
 import { IMAGES_BUILD_SCRIPT, missingPrerequisite } from './support/real-cluster/prerequisites.js';
@@ -57,10 +60,26 @@ const VALUES = {
   grafana: { enabled: false },
 };
 
+/**
+ * The HA and tracing profile the release is upgraded to after the rollback: two streaming read
+ * replicas, Redis with Sentinel and Jaeger. Only requests whose caller samples them are traced:
+ * the k6 script's, by ids the test knows.
+ */
+const HA_TRACING_VALUES = {
+  postgresql: {
+    readReplicas: { replicaCount: 2, resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } } },
+  },
+  redis: { sentinel: { enabled: true, resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } } } },
+  tracing: {
+    sampler: 'parentbased_always_off',
+    jaeger: { enabled: true, maxTraces: 10_000, resources: { requests: { cpu: '20m', memory: '64Mi' }, limits: { memory: '512Mi' } } },
+  },
+};
+
 let cluster: RealCluster;
 let helm: Helm;
 /** The values of the release's current revision (the upgrade steps change them). */
-let deployedValues: typeof VALUES & { gateway: { image?: { tag: string } } } = VALUES;
+let deployedValues: typeof VALUES & { gateway: { image?: { tag: string } }; tracing?: typeof HA_TRACING_VALUES.tracing } = VALUES;
 
 /** images.json: prebuilt (CATALOG_IMAGES_DIR) or built now by scripts/images/build-all.sh. */
 function imagesManifest(): string {
@@ -114,7 +133,7 @@ const GATEWAY_PODS = 'app.kubernetes.io/component=gateway';
 describe('the chart on a real single-node cluster', { skip: missing ? `real-cluster: ${missing}` : false }, () => {
   before(async () => {
     const started = Date.now();
-    cluster = await RealCluster.start({ imagesManifest: imagesManifest(), persistentVolumes: 2, imageRegistry: true });
+    cluster = await RealCluster.start({ imagesManifest: imagesManifest(), persistentVolumes: 4, imageRegistry: true });
     const phases = Object.entries(cluster.timings).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`);
     console.log(`# real cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`);
     helm = new Helm(cluster.kubeconfig, cluster.inNamespace);
@@ -484,7 +503,208 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     assert.equal(product.status, 200, product.body);
   });
 
-  step('helm uninstall removes the workloads and leaves the Postgres PVC (retention policy)', async () => {
+  // The HA and tracing profile, on the same release: one upgrade, one k6 run for every disruption.
+  step(
+    'helm upgrade to 2 read replicas, Redis with Sentinel and Jaeger: the primary restarts once to take replicas, the Sentinel group replaces the single Redis',
+    async () => {
+      const primaryPod = async () => (await cluster.getJson(['pod', `${name('postgresql')}-0`, '-n', NAMESPACE])).metadata.uid;
+      const primaryBefore = await primaryPod();
+      deployedValues = {
+        ...deployedValues,
+        postgresql: { ...deployedValues.postgresql, ...HA_TRACING_VALUES.postgresql },
+        redis: { ...deployedValues.redis, ...HA_TRACING_VALUES.redis },
+        tracing: HA_TRACING_VALUES.tracing,
+      };
+      await upgrade(deployedValues);
+      const statefulSets = await cluster.getJson(['statefulsets', '-n', NAMESPACE]);
+      assert.deepEqual(
+        Object.fromEntries(
+          statefulSets.items.map((set: any) => [set.metadata.name, `${set.status.readyReplicas ?? 0}/${set.spec.replicas}`]),
+        ),
+        { [name('postgresql')]: '1/1', [name('postgresql-read')]: '2/2', [name('redis')]: '3/3', [name('redis-sentinel')]: '3/3' },
+      );
+      assert.equal((await cluster.getJson(['deployment', name('jaeger'), '-n', NAMESPACE])).status.availableReplicas, 1);
+      assert.deepEqual((await cluster.getJson(['deployments', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=redis'])).items, []);
+      // The replication role is created by the primary's init container: it restarted to run it.
+      assert.notEqual(await primaryPod(), primaryBefore, 'the primary restarted');
+      assert.equal((await psql("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")).trim(), '2');
+      assert.match(await loaderLog(), /catalog source unchanged/);
+      await waitForRotation('both replicas in every gateway pod’s rotation', ['replica-1', 'replica-2']);
+    },
+  );
+
+  let tracePrefix: string;
+  step(
+    'k6 through the Service loses no request while a read replica and the Redis primary are deleted; reads reach the replicas, the replica rejoins every gateway pod, a write after the failover is served; pausing replay fires the lag alert, resuming clears it',
+    async () => {
+      tracePrefix = randomBytes(8).toString('hex');
+      const load = await startK6({ vus: 4, duration: '360s', pauseSeconds: 0.05, uncachedReads: true, tracePrefix });
+      let result: { summary: K6Summary; log: string };
+      const started = Date.now();
+      const at = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+      const timeline: string[] = [];
+      try {
+        // Reads reach both replicas.
+        const initial = await statementsByTarget();
+        await waitFor(
+          'statements on both replicas under the k6 load',
+          async () => {
+            const now = await statementsByTarget();
+            return now['replica-1']! > initial['replica-1']! && now['replica-2']! > initial['replica-2']! ? now : undefined;
+          },
+          30_000,
+          1000,
+        );
+        const warm = await statementsByTarget();
+        timeline.push(`${at()} statements by target so far: ${JSON.stringify(warm)}`);
+
+        // replica-2's replay paused, and a write moves the primary past it.
+        await psqlIn(`${name('postgresql-read')}-1`, 'SELECT pg_wal_replay_pause()');
+        const paused = Date.now();
+        await writeProduct(2, { slogan: 'Written while replica-2 replays nothing' });
+        timeline.push(`${at()} replica-2 paused, a write moved the primary`);
+
+        // replica-1's pod and the Redis primary's pod deleted at once.
+        const redisPrimary = await redisPrimaryPod();
+        const replicaPod = `${name('postgresql-read')}-0`;
+        const failuresBefore = await replicaFailuresByPod('replica-1');
+        const replicaUid = (await cluster.getJson(['pod', replicaPod, '-n', NAMESPACE])).metadata.uid;
+        await cluster.kubectl(['delete', 'pod', '-n', NAMESPACE, replicaPod, redisPrimary, '--wait=false']);
+        timeline.push(`${at()} deleted ${replicaPod} (replica-1) and ${redisPrimary} (the Redis primary)`);
+        await waitFor(
+          `${replicaPod} recreated and Ready`,
+          async () => {
+            const pod = await cluster.getJson(['pod', replicaPod, '-n', NAMESPACE]).catch(() => undefined);
+            return pod && pod.metadata.uid !== replicaUid && podReady(pod) ? true : undefined;
+          },
+          120_000,
+          1000,
+        );
+        timeline.push(`${at()} ${replicaPod} Ready again`);
+        const newRedisPrimary = await waitFor(
+          'the Sentinels to promote another Redis server',
+          async () => {
+            const primary = await redisPrimaryPod();
+            return primary !== redisPrimary ? primary : undefined;
+          },
+          60_000,
+          1000,
+        );
+        timeline.push(`${at()} Redis primary now ${newRedisPrimary}`);
+
+        // Every gateway pod saw replica-1 go (its connections failed), and takes it back.
+        const beforeRejoin = await statementsByTarget();
+        await waitForRotation('replica-1 back in every gateway pod’s rotation', ['replica-1']);
+        const failuresAfter = await replicaFailuresByPod('replica-1');
+        const lag = [...(await gatewayMetrics()).values()].map((text) => metricValue(text, 'nodejs_eventloop_lag_max_seconds').toFixed(2));
+        timeline.push(`${at()} the gateway pods' longest event-loop turn lately (s): ${lag.join(', ')}`);
+        for (const [pod, failures] of failuresBefore) {
+          if (failuresAfter.has(pod)) assert.ok(failuresAfter.get(pod)! > failures, `${pod} counted replica-1's failures`);
+        }
+        // Reads reach the new server: the gateways' pools connect to it only to send it statements.
+        await waitFor(
+          'statements on replica-1 again, from pooled connections to the new server',
+          async () => {
+            const sent = (await statementsByTarget())['replica-1']! > beforeRejoin['replica-1']!;
+            const pooled = await psqlIn(replicaPod, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'catalog-gateway'");
+            return sent && Number(pooled) > 0 ? true : undefined;
+          },
+          30_000,
+          1000,
+        );
+        timeline.push(`${at()} replica-1 back in every gateway pod's rotation, reads reach it`);
+
+        // A write after the failover is served new, through any gateway pod.
+        const refused = await writeProduct(3, { name: 'Written after the Redis failover' });
+        for (let read = 0; read < 10; read++) {
+          const product = await httpInNamespace(`${await gatewayServiceUrl()}/products/3`);
+          assert.equal(JSON.parse(product.body).name, 'Written after the Redis failover', `read ${read} after the write`);
+        }
+        timeline.push(`${at()} a write after the failover served by 10 reads (${refused} attempts refused while Redis settled)`);
+
+        const fired = await waitFor('CatalogGatewayReplicaLagHigh firing for replica-2', () => lagAlert('firing'), 150_000, 2000);
+        timeline.push(
+          `${at()} CatalogGatewayReplicaLagHigh firing ${((Date.now() - paused) / 1000).toFixed(0)} s after the pause (${fired})`,
+        );
+        await psqlIn(`${name('postgresql-read')}-1`, 'SELECT pg_wal_replay_resume()');
+        const resumed = Date.now();
+        await waitFor('the lag alert cleared', async () => ((await lagAlert()) ? undefined : true), 60_000, 1000);
+        timeline.push(`${at()} the alert cleared ${((Date.now() - resumed) / 1000).toFixed(0)} s after the resume`);
+      } catch (error) {
+        (error as Error).message += `\n\nread replicas as every gateway pod saw them:\n${await replicaDiagnostics()}`;
+        throw error;
+      } finally {
+        result = await load.stop();
+        console.log(`# HA timeline:\n#   ${timeline.join('\n#   ')}`);
+      }
+      const { summary, log } = result;
+      const requests = summary.metrics.http_reqs.count;
+      const failed = summary.metrics.http_req_failed.passes;
+      console.log(
+        `# during the replica and Redis primary deletions: ${requests} requests, ${failed} failed, ${summary.metrics.checks.fails} failed checks`,
+      );
+      console.log(`# statements by target over the run: ${JSON.stringify(await statementsByTarget())}`);
+      assert.ok(requests > 500, `k6 sent ${requests} requests`);
+      assert.equal(failed, 0, `failed requests:\n${log}`);
+      assert.equal(summary.metrics.checks.fails, 0, `failed checks\n${log}`);
+    },
+  );
+
+  step(
+    'the k6 run’s traces in Jaeger: REST reads’ server spans and cache outcomes (hits among them), an uncached read’s SQL under its DataLoader batch',
+    async () => {
+      const service = await cluster.getJson(['service', name('jaeger'), '-n', NAMESPACE]);
+      const jaeger = `http://${service.spec.clusterIP}:${service.spec.ports.find((port: any) => port.name === 'query').port}`;
+      // A request's server span ends last, and a gateway exports spans in the order they end:
+      // once it is in Jaeger, the whole trace is.
+      const traced = (kind: 'rest' | 'uncached', vu: number, iteration: number) =>
+        jaegerTrace(jaeger, tracedRequestId(tracePrefix, kind, vu, iteration), (trace) =>
+          trace.spans.some((span) => tagOf(span, 'span.kind') === 'server'),
+        );
+      const outcomes: Record<string, number> = {};
+      /** Per database server, the uncached reads whose trace holds their batch's SQL there. */
+      const withSql: Record<string, string[]> = {};
+      let joinedOthers = 0;
+      for (let vu = 1; vu <= 4; vu++) {
+        for (let iteration = 0; iteration <= 10 * TRACE_EVERY; iteration += TRACE_EVERY) {
+          const rest = serverSpan(await traced('rest', vu, iteration));
+          assert.equal(rest.operationName, 'GET /products');
+          assert.equal(tagOf(rest, 'http.response.status_code'), 200);
+          const outcome = String(tagOf(rest, 'catalog.cache.outcome'));
+          outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+
+          const uncached = await traced('uncached', vu, iteration);
+          const graphql = serverSpan(uncached);
+          assert.equal(graphql.operationName, 'POST /graphql');
+          assert.equal(tagOf(graphql, 'http.response.status_code'), 200);
+          assert.equal(tagOf(graphql, 'catalog.cache.outcome'), 'miss');
+          // A DataLoader batch concurrent requests share runs in the trace of the first traced
+          // request that joined it: the SQL is there, under the batch; a traced read that joined
+          // it later has none of its own.
+          const statements = spansNamed(uncached, 'pg.query:*');
+          for (const statement of statements) {
+            assert.match(parentOf(uncached, statement)?.operationName ?? 'no parent', /^dataloader\.batch shared \w+$/);
+          }
+          if (statements.length === 0) joinedOthers++;
+          for (const server of new Set(statements.map((statement) => String(tagOf(statement, 'server.address')).split('.')[0]!))) {
+            (withSql[server] ??= []).push(uncached.traceID);
+          }
+        }
+      }
+      const sqlSummary = Object.entries(withSql).map(([server, ids]) => `${server} ×${ids.length} (e.g. ${ids[0]})`);
+      console.log(
+        `# traces found in Jaeger (prefix ${tracePrefix}): 44 REST reads, cache outcomes ${JSON.stringify(outcomes)}; ` +
+          `44 uncached reads, ${44 - joinedOthers} holding their batch's SQL on ${sqlSummary.join(', ')}, ${joinedOthers} joined another traced read's batch`,
+      );
+      assert.ok(joinedOthers < 44, 'an uncached read’s trace holds its SQL under its DataLoader batch');
+      assert.ok(
+        (outcomes.memory_hit ?? 0) + (outcomes.redis_hit ?? 0) > 0,
+        `a traced read answered from the cache: ${JSON.stringify(outcomes)}`,
+      );
+    },
+  );
+
+  step('helm uninstall removes the workloads and the replicas’ PVCs, and leaves the Postgres PVC (retention policies)', async () => {
     await helm.ok(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', HELM_TIMEOUT]);
     // Finished loader Job pods stay until the Job's TTL; nothing else of the release may run.
     await waitFor(
@@ -496,6 +716,16 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
     const claim = await cluster.getJson(['pvc', `data-${name('postgresql')}-0`, '-n', NAMESPACE]);
     assert.equal(claim.status.phase, 'Bound');
     assert.equal(claim.spec.volumeName, postgresVolume);
+    // The replicas' volumes are copies: they go with their StatefulSet.
+    await waitFor(
+      'the read replicas’ claims deleted',
+      async () =>
+        (await cluster.getJson(['pvc', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=postgresql-read'])).items.length === 0
+          ? true
+          : undefined,
+      60_000,
+      1000,
+    );
   });
 
   // The dev loop: skaffold.yaml's local-podman profile, its release in its own namespace.
@@ -592,23 +822,12 @@ function findSourceFile(dir: string, text: string): string {
   return files[0]!;
 }
 
-/** A query run by psql inside the Postgres pod, unaligned output. */
-async function psql(sql: string): Promise<string> {
-  return cluster.kubectl([
-    'exec',
-    '-n',
-    NAMESPACE,
-    `${name('postgresql')}-0`,
-    '--',
-    'psql',
-    '-U',
-    'catalog',
-    '-d',
-    'catalog',
-    '-At',
-    '-c',
-    sql,
-  ]);
+/** A query run by psql inside the Postgres primary's pod, unaligned output. */
+const psql = (sql: string) => psqlIn(`${name('postgresql')}-0`, sql);
+
+/** A query run by psql inside a Postgres pod (the primary or a replica), unaligned output. */
+async function psqlIn(pod: string, sql: string): Promise<string> {
+  return cluster.kubectl(['exec', '-n', NAMESPACE, pod, '--', 'psql', '-U', 'catalog', '-d', 'catalog', '-At', '-c', sql]);
 }
 
 /** Product 1 as the legacy REST route shapes it (key order included), built by Postgres. */
@@ -690,11 +909,14 @@ interface K6Summary {
   };
 }
 
+/** With a trace prefix, k6 traces every TRACE_EVERY-th iteration of each VU (service-load.js). */
+const TRACE_EVERY = 50;
+
 /**
  * k6 (from the tools dir) inside the namespace against the gateway Service, in the background;
  * stop() ends it early (k6 writes its summary on SIGTERM) and returns the summary.
  */
-async function startK6(load: { vus: number; duration: string; pauseSeconds: number }) {
+async function startK6(load: { vus: number; duration: string; pauseSeconds: number; uncachedReads?: boolean; tracePrefix?: string }) {
   const summaryFile = join(cluster.dir, `k6-summary-${Date.now()}.json`);
   const [command, args] = cluster.inNamespace(requireTool('k6'), [
     'run',
@@ -711,6 +933,8 @@ async function startK6(load: { vus: number; duration: string; pauseSeconds: numb
       VUS: String(load.vus),
       DURATION: load.duration,
       PAUSE_SECONDS: String(load.pauseSeconds),
+      ...(load.uncachedReads ? { UNCACHED_READS: '1' } : {}),
+      ...(load.tracePrefix ? { TRACE_ID_PREFIX: load.tracePrefix, TRACE_EVERY: String(TRACE_EVERY) } : {}),
     },
   });
   return {
@@ -722,4 +946,173 @@ async function startK6(load: { vus: number; duration: string; pauseSeconds: numb
       return { summary: JSON.parse(readFileSync(summaryFile, 'utf8')) as K6Summary, log: warnings.join('\n') };
     },
   };
+}
+
+const podReady = (pod: any): boolean => pod.status.phase === 'Running' && pod.status.containerStatuses?.every((c: any) => c.ready);
+
+/** A gateway pod's /metrics URL (its metrics port, from the node's network namespace). */
+function metricsUrlOf(pod: any): string {
+  const port = pod.spec.containers[0].ports.find((candidate: any) => candidate.name === 'metrics').containerPort;
+  return `http://${pod.status.podIP}:${port}/metrics`;
+}
+
+/** Each ready gateway pod's /metrics. */
+async function gatewayMetrics(): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const pod of (await pods(GATEWAY_PODS)).filter(podReady)) {
+    texts.set(pod.metadata.name, await cluster.netns.runOk('curl', ['-sf', '--max-time', '5', metricsUrlOf(pod)]));
+  }
+  return texts;
+}
+
+const READ_TARGETS = ['primary', 'replica-1', 'replica-2'];
+
+/** Statements each database target was sent, summed over the gateway pods (catalog_db_statements_total). */
+async function statementsByTarget(): Promise<Record<string, number>> {
+  const texts = [...(await gatewayMetrics()).values()];
+  return Object.fromEntries(
+    READ_TARGETS.map((target) => [
+      target,
+      texts.reduce((sum, text) => sum + metricValue(text, `catalog_db_statements_total{target="${target}"}`), 0),
+    ]),
+  );
+}
+
+/** Failures each ready gateway pod counted for `target` (catalog_db_target_failures_total, every operation). */
+async function replicaFailuresByPod(target: string): Promise<Map<string, number>> {
+  const failures = new Map<string, number>();
+  for (const [pod, text] of await gatewayMetrics()) {
+    const operations = ['statement', 'connection', 'poll'];
+    failures.set(
+      pod,
+      operations.reduce(
+        (sum, operation) => sum + metricValue(text, `catalog_db_target_failures_total{target="${target}",operation="${operation}"}`),
+        0,
+      ),
+    );
+  }
+  return failures;
+}
+
+/** Waits until every ready gateway pod has `replicas` in its rotation (catalog_db_in_rotation). */
+async function waitForRotation(what: string, replicas: string[]): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      const texts = [...(await gatewayMetrics()).values()];
+      const inRotation = (text: string) =>
+        replicas.every((replica) => metricValue(text, `catalog_db_in_rotation{target="${replica}"}`) === 1);
+      return texts.length >= 2 && texts.every(inRotation) ? true : undefined;
+    },
+    90_000,
+    1000,
+  ).catch(async (error: Error) => {
+    error.message += `\n\nread replicas as every gateway pod saw them:\n${await replicaDiagnostics()}`;
+    throw error;
+  });
+}
+
+/**
+ * What each gateway pod said of its read replicas: its log lines on joining and leaving the
+ * rotation (with why), and its catalog_db_* series of the rotation, lag, failures and fallbacks.
+ */
+async function replicaDiagnostics(): Promise<string> {
+  const series = /^catalog_db_(in_rotation|replay_lag_seconds|target_failures_total|replica_fallbacks_total|statements_total)\{/;
+  const reports: string[] = [];
+  for (const pod of await pods(GATEWAY_PODS)) {
+    const podName = pod.metadata.name;
+    const logs = await cluster.kubectlResult(['logs', '-n', NAMESPACE, podName]);
+    const rotation = logs.stdout.split('\n').filter((line) => line.includes('"read replica'));
+    const metrics = podReady(pod) ? await cluster.netns.run('curl', ['-sf', '--max-time', '5', metricsUrlOf(pod)]) : undefined;
+    const values = metrics?.stdout.split('\n').filter((line) => series.test(line)) ?? ['(not ready: no metrics)'];
+    reports.push(`--- ${podName} (started ${pod.status.startTime})\n${rotation.slice(-30).join('\n')}\n${values.join('\n')}`);
+  }
+  return reports.join('\n');
+}
+
+/** A write through the Service (PUT /products/:id with the write token); returns how many attempts Redis refused (503) first. */
+async function writeProduct(id: number, fields: object): Promise<number> {
+  let refused = 0;
+  await waitFor(
+    `PUT /products/${id} answered 200`,
+    async () => {
+      const response = await httpInNamespace(`${await gatewayServiceUrl()}/products/${id}`, {
+        method: 'PUT',
+        json: fields,
+        token: VALUES.gateway.writeToken,
+      });
+      if (response.status === 503) {
+        refused++;
+        return undefined;
+      }
+      assert.equal(response.status, 200, response.body);
+      return true;
+    },
+    30_000,
+    500,
+  );
+  return refused;
+}
+
+/** The pod of the Redis server the Sentinels name as the primary. */
+async function redisPrimaryPod(): Promise<string> {
+  const answer = await cluster.kubectl([
+    'exec',
+    '-n',
+    NAMESPACE,
+    `${name('redis-sentinel')}-0`,
+    '--',
+    'redis-cli',
+    '-p',
+    '26379',
+    '--raw',
+    'SENTINEL',
+    'get-master-addr-by-name',
+    // redis.sentinel.masterSet, the chart's default.
+    'catalog',
+  ]);
+  const host = answer.split('\n')[0]!;
+  if (!host.startsWith(name('redis'))) throw new Error(`the Sentinel names no Redis server of the release: ${answer}`);
+  return host.split('.')[0]!;
+}
+
+/** The CatalogGatewayReplicaLagHigh alert for replica-2 in the cluster's Prometheus (in `state`, if given), as text; undefined when there is none. */
+async function lagAlert(state?: 'firing'): Promise<string | undefined> {
+  const { alerts } = await prometheusApi(await serviceUrl('prometheus'), '/api/v1/alerts');
+  const alert = alerts.find(
+    (candidate: any) =>
+      candidate.labels.alertname === 'CatalogGatewayReplicaLagHigh' &&
+      candidate.labels.target === 'replica-2' &&
+      (state === undefined || candidate.state === state),
+  );
+  return alert && `${alert.state} on ${alert.labels.instance}, value ${alert.value}`;
+}
+
+/** The trace id k6 sent (service-load.js) on the `kind` request of a VU's iteration. */
+function tracedRequestId(prefix: string, kind: 'rest' | 'uncached', vu: number, iteration: number): string {
+  const spanId = `${kind === 'rest' ? '01' : '02'}${vu.toString(16).padStart(6, '0')}${iteration.toString(16).padStart(8, '0')}`;
+  return `${prefix}${spanId}`;
+}
+
+/** A trace from Jaeger's query API (its spans arrive in batches: waits until `complete` holds). */
+async function jaegerTrace(base: string, traceId: string, complete: (trace: JaegerTrace) => boolean = () => true): Promise<JaegerTrace> {
+  return waitFor(
+    `trace ${traceId} in Jaeger`,
+    async () => {
+      const response = await httpInNamespace(`${base}/api/traces/${traceId}`);
+      if (response.status === 404) return undefined;
+      assert.equal(response.status, 200, response.body);
+      const trace: JaegerTrace | undefined = JSON.parse(response.body).data?.[0];
+      return trace && complete(trace) ? trace : undefined;
+    },
+    30_000,
+    1000,
+  );
+}
+
+/** The gateway's server span of a trace (the caller's span, k6's, is not in it). */
+function serverSpan(trace: JaegerTrace) {
+  const servers = trace.spans.filter((span) => tagOf(span, 'span.kind') === 'server');
+  assert.equal(servers.length, 1, `one server span in ${trace.traceID}: ${trace.spans.map((span) => span.operationName).join(', ')}`);
+  return servers[0]!;
 }
