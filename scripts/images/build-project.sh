@@ -2,7 +2,7 @@
 # The project's own images, built from the real gateway/Dockerfile and loader-job/Dockerfile over
 # the local Node base (build-node-base.sh), tagged as the chart references them by default
 # (repository catalog-gateway / catalog-loader, tag = the chart's appVersion). Rebuilt whenever the
-# sources change: an image built from the very same working tree (and Node base) is reused, so a
+# sources change: an image built from the very same working tree (and Node base inputs) is reused, so a
 # test run that builds them once (images-build.test.ts) does not pay again in the next
 # (real-cluster.test.ts).
 set -euo pipefail
@@ -26,9 +26,9 @@ mkdir -p "$IMAGES_CACHE/project"
 for image in gateway:catalog-gateway loader-job:catalog-loader; do
   workspace=${image%%:*} name=${image#*:}
   ref="docker.io/library/$name:$tag"
-  node_image="docker.io/library/$(sed -n 's/^ARG NODE_IMAGE=//p' "$REPO_ROOT/$workspace/Dockerfile")"
-  key="$(inputs_hash "$(declare -f working_tree)" "$tree" "$ref" \
-    "$(podman image inspect --format '{{.Id}}' "$node_image" 2>/dev/null || echo none)" "$here/build-project-image.sh")"
+  # The Node base by what makes it (build-all.sh rebuilds it every run, under a new image id).
+  key="$(inputs_hash "$(declare -f working_tree)" "$tree" "$ref" "$here/build-project-image.sh" \
+    "$here/build-node-base.sh" "$IMAGES_DIR/node-base/Containerfile" "$here/lib/common.sh")"
   cached="$IMAGES_CACHE/project/$name-$key.oci.tar"
   # Reused only while local storage still holds that very image under REF (the image tests mount it).
   if [ -f "$cached" ] && [ "$(podman image inspect --format '{{.Id}}' "$ref" 2>/dev/null)" = "$(cat "$cached.id" 2>/dev/null)" ]; then
