@@ -3,7 +3,7 @@ import type { Redis, Result } from 'ioredis';
 /**
  * The start of every coherence script (gateway/README.md, "Consistency", rule 3). KEYS[1] is the
  * clock; ARGV[1] the run_id of the Redis server the caller's connection talks to, ARGV[2] a fresh
- * random epoch, ARGV[3] the invalidation channel. The clock is taken as it is only if it exists
+ * epoch never used before (hex), ARGV[3] the invalidation channel. The clock is taken as it is only if it exists
  * and that very server vouched for it; otherwise a new clock is made with the fresh epoch and
  * announced, which makes every older response and tag version invalid at once (after a restart,
  * a flush, an eviction of the clock, a failover to a replica that missed writes). Time is Redis's
