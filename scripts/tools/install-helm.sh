@@ -6,7 +6,7 @@ exit_if_installed helm
 version=v3.22.0
 # Like helm's Makefile: stamp the version, and the Kubernetes version `helm template` and
 # `helm lint` assume (that of the client-go helm builds with), or they assume v1.20.
-gomod="$(module_gomod "helm.sh/helm/v3@$version")"
+gomod="$(module_file "helm.sh/helm/v3@$version" GoMod)"
 client_go_minor="$(awk '$1 == "k8s.io/client-go" { split($2, v, "."); print v[2] }' "$gomod")"
 ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$version"
 for package in pkg/lint/rules pkg/chartutil; do

@@ -67,19 +67,22 @@ record_archive() {
   echo "images: $ref -> $archive ($(du -h "$archive" | cut -f1))"
 }
 
-# cached_go_binary NAME MODULE VERSION PACKAGE LDFLAGS: path of a static (CGO_ENABLED=0) build of
-# PACKAGE from MODULE@VERSION, built once into the cache (keyed by these inputs and this function)
-# through the tools' shim module, which copes with modules carrying replace directives.
+# cached_go_binary NAME MODULE VERSION PACKAGE LDFLAGS [FILE=REPLACEMENT…]: path of a static
+# (CGO_ENABLED=0) build of PACKAGE from MODULE@VERSION, built once into the cache (keyed by these
+# inputs, the replacements' content and this function) through the tools' shim module, which copes
+# with modules carrying replace directives. Each FILE of the module is replaced by REPLACEMENT
+# (MODULE_FILE_REPLACEMENTS of go_build_in_shim_module).
 cached_go_binary() {
-  local name=$1 module=$2 version=$3 package=$4 ldflags=$5
+  local name=$1 module=$2 version=$3 package=$4 ldflags=$5; shift 5
   local binary
   binary="$IMAGES_CACHE/bin/$name-$(inputs_hash "$(declare -f cached_go_binary)" \
-    "$REPO_ROOT/scripts/tools/lib/go-tool.sh" "$module@$version" "$package" "$ldflags")"
+    "$REPO_ROOT/scripts/tools/lib/go-tool.sh" "$module@$version" "$package" "$ldflags" "$@" \
+    "${@#*=}")"
   if [ ! -x "$binary" ]; then
     mkdir -p "$IMAGES_CACHE/bin"
     (
       source "$REPO_ROOT/scripts/tools/lib/go-tool.sh"
-      CGO_ENABLED=0 go_build_in_shim_module "$module" "$version" "" "$IMAGES_CACHE/bin" "$ldflags" \
+      MODULE_FILE_REPLACEMENTS="$*" CGO_ENABLED=0 go_build_in_shim_module "$module" "$version" "" "$IMAGES_CACHE/bin" "$ldflags" \
         "$(basename "$binary").partial=$package"
     ) >&2
     mv "$binary.partial" "$binary"

@@ -47,10 +47,11 @@ exit_if_installed() {
   exit 0
 }
 
-# module_gomod MODULE@VERSION: path of that version's go.mod in the module cache.
-module_gomod() {
+# module_file MODULE@VERSION FIELD: a path `go mod download -json` reports for that version (GoMod:
+# its go.mod in the module cache; Dir: its extracted source).
+module_file() {
   use_pinned_go
-  GOFLAGS=-mod=mod go mod download -json "$1" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p'
+  GOFLAGS=-mod=mod go mod download -json "$1" | sed -n "s/^\t\"$2\": \"\\(.*\\)\",\$/\\1/p"
 }
 
 # go_install PACKAGE@VERSION [go build flags…]: plain `go install` into the tools bin dir.
@@ -76,7 +77,11 @@ program_name() {
 # their own repo, so `go install module/cmd@version` is refused. We build them from a throwaway
 # module that requires MODULE@VERSION with all of its requirements, copies its replace lines, and
 # rewrites local `./staging/src/<path>` replaces to the published `<path> STAGING_VERSION`.
-# Each OUTPUT=PACKAGE builds PACKAGE (any package in the module graph) to OUT_DIR/OUTPUT. All of
+# Each OUTPUT=PACKAGE builds PACKAGE (any package in the module graph) to OUT_DIR/OUTPUT; with
+# MODULE_FILE_REPLACEMENTS set ("FILE=REPLACEMENT …": paths inside the module, absolute paths of
+# ours), the build uses a copy of the module with those files replaced: how a module's generated
+# plugin list is swapped for our selection, as its own build would after editing its plugin
+# config (the go command refuses overlays of files in the module cache). All of
 # them in one `go build`: the go command loads the module graph once and links one program while
 # it compiles the next (packages of the same name cannot share one call).
 go_build_in_shim_module() {
@@ -84,7 +89,7 @@ go_build_in_shim_module() {
   local shim upstream_gomod target output packages=()
   shim="$(mktemp -d)"
   trap 'rm -rf "$shim"' RETURN
-  upstream_gomod="$(module_gomod "$module@$version")"
+  upstream_gomod="$(module_file "$module@$version" GoMod)"
   {
     echo "module catalog-gateway/tool-shim"
     grep -E '^go [0-9]' "$upstream_gomod"
@@ -92,7 +97,13 @@ go_build_in_shim_module() {
     grep -vE '^(module|go|toolchain|godebug) ' "$upstream_gomod" |
       sed -E "s#=> \./staging/src/([^ ]+)\$#=> \1 $staging_version#" |
       grep -vE '=> \.'
+    [ -z "${MODULE_FILE_REPLACEMENTS:-}" ] || echo "replace $module => ./patched-module"
   } >"$shim/go.mod"
+  if [ -n "${MODULE_FILE_REPLACEMENTS:-}" ]; then
+    cp -r "$(module_file "$module@$version" Dir)" "$shim/patched-module"
+    chmod -R u+w "$shim/patched-module"
+    for target in $MODULE_FILE_REPLACEMENTS; do cp "${target#*=}" "$shim/patched-module/${target%%=*}"; done
+  fi
   for target in "$@"; do packages+=("${target#*=}"); done
   (cd "$shim" && GOFLAGS=-mod=mod go build -trimpath "$NO_DWARF" -ldflags "$ldflags" -o "$shim/programs/" "${packages[@]}")
   for target in "$@"; do
