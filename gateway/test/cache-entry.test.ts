@@ -15,22 +15,23 @@ const entry: CacheEntry = {
 };
 
 describe('a cache entry as Redis holds it', () => {
-  it('comes back as it was stored, ETag and all, however many lines its body has', () => {
-    assert.deepEqual(decodeEntry(encodeEntry(entry, readAt)), entry);
-    assert.deepEqual(decodeEntry(encodeEntry({ ...entry, tags: [] }, readAt)), { ...entry, tags: [] });
+  it('comes back as it was stored, ETag, tags and read position, however many lines its body has', () => {
+    assert.deepEqual(decodeEntry(encodeEntry(entry, readAt)), { entry, readAt });
+    assert.deepEqual(decodeEntry(encodeEntry({ ...entry, tags: [] }, readAt)), { entry: { ...entry, tags: [] }, readAt });
   });
 
   it('gives a body the ETag it was stored with, without hashing it again: the same as hashing', () => {
-    const stored = decodeEntry(encodeEntry(entry, readAt))!;
+    const stored = decodeEntry(encodeEntry(entry, readAt))!.entry;
     assert.equal(encoder.encode(stored.body, stored.etag).etag, encoder.encode(body).etag);
   });
 
-  it('is refused when cut short, of an older format, or with something else where the ETag goes', () => {
+  it('is refused when cut short, of an older format, with something else where the ETag goes, or without a read seq', () => {
     const text = encodeEntry(entry, readAt);
     assert.equal(decodeEntry(text.slice(0, text.indexOf(entry.route))), undefined);
     assert.equal(decodeEntry(`${entry.expiresAt}\n${entry.tags.join(' ')}\n${entry.route}\n${body}`), undefined);
     assert.equal(decodeEntry(`${entry.expiresAt}\n${entry.etag}\n${entry.tags.join(' ')}\n${entry.route}\n${body}`), undefined);
     assert.equal(decodeEntry(encodeEntry({ ...entry, etag: 'product:1' }, readAt)), undefined);
     assert.equal(decodeEntry(encodeEntry({ ...entry, route: '/admin' as CacheEntry['route'] }, readAt)), undefined);
+    assert.equal(decodeEntry(encodeEntry(entry, { ...readAt, seq: Number.NaN })), undefined);
   });
 });

@@ -51,7 +51,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
     ['inject', '/products/3/styles', '/products/999999/styles'],
     ['a socket (the hot lane)', '/products/2/styles', '/products/999998/styles'],
   ] as const) {
-    it(`answers from Redis with one Redis call per request, each lookup and request counted once, through ${transport}`, async () => {
+    it(`answers from Redis with one GET per request (no check script while the lease holds), each lookup and request counted once, through ${transport}`, async () => {
       const read = async (url: string) => {
         if (transport === 'inject') {
           const response = await get(second, url);
@@ -64,13 +64,15 @@ describe('response cache shared through Redis by two gateway replicas', () => {
       await first.services.cache.settled();
       const inspector = new Redis(testRedisUrl(1));
       const monitor = await inspector.monitor(); // a connection of its own
-      // A lookup is one script call naming the clock and the response (what runs inside it is Redis's own work).
+      // A lookup is one GET of the response: what this replica heard judges it (rule 1), so the
+      // check script, which names the response as its second key, is not run.
       const responseLookups: string[] = [];
+      const checkScripts: string[] = [];
       monitor.on('monitor', (_time: string, args: string[], source: string, database: string) => {
         const call = args[0]?.toLowerCase();
-        if (database === '1' && source !== 'lua' && (call === 'evalsha' || call === 'eval') && args[4]?.startsWith('catalog:3:response:')) {
-          responseLookups.push(args[4]);
-        }
+        if (database !== '1' || source === 'lua') return;
+        if (call === 'get' && args[1]?.startsWith('catalog:3:response:')) responseLookups.push(args[1]);
+        if ((call === 'evalsha' || call === 'eval') && args[4]?.startsWith('catalog:3:response:')) checkScripts.push(args[4]);
       });
       try {
         const before = await scrapeMetrics(second);
@@ -113,6 +115,7 @@ describe('response cache shared through Redis by two gateway replicas', () => {
         assert.equal(requestsGrew(404), 1);
         await eventually('MONITOR has seen both lookups', async () => responseLookups.length >= 2);
         assert.equal(responseLookups.length, 2, `Redis lookups: ${responseLookups.join(', ')}`);
+        assert.deepEqual(checkScripts, []);
       } finally {
         monitor.disconnect();
         inspector.disconnect();

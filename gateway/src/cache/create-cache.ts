@@ -33,7 +33,7 @@ export function createCache(
   });
   const store =
     redis && coherence.clock
-      ? new RedisStore(redis, coherence.clock, {
+      ? new RedisStore(redis, coherence.clock, (readAt, tags) => coherence.judgeShared(readAt, tags), {
           versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
           maxEntriesPerTag: config.CACHE_MAX_ENTRIES_PER_TAG,
           maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,

@@ -27,8 +27,14 @@ export function encodeEntry(entry: CacheEntry, readAt: ClockPosition): string {
   return `${readAt.epoch}\n${readAt.seq}\n${entry.expiresAt}\n${entry.etag}\n${entry.route}\n${entry.tags.join(' ')}\n${entry.body}`;
 }
 
+/** An entry as Redis holds it: with the position its data was read at. */
+export interface StoredEntry {
+  entry: CacheEntry;
+  readAt: ClockPosition;
+}
+
 /** The entry, or undefined when the text is not one (cut short, or of a route this version does not cache). */
-export function decodeEntry(text: string): CacheEntry | undefined {
+export function decodeEntry(text: string): StoredEntry | undefined {
   const ends: number[] = [];
   for (let from = 0; ends.length < ENTRY_HEADER_LINES; from = ends.at(-1)! + 1) {
     const end = text.indexOf('\n', from);
@@ -38,13 +44,17 @@ export function decodeEntry(text: string): CacheEntry | undefined {
   const field = (line: number) => text.slice(line === 1 ? 0 : ends[line - 2]! + 1, ends[line - 1]);
   const etag = field(4);
   const route = field(5);
-  if (!ETAG.test(etag) || !isCachedRoute(route)) return undefined;
+  const readSeq = Number(field(2));
+  if (!ETAG.test(etag) || !isCachedRoute(route) || !Number.isSafeInteger(readSeq)) return undefined;
   const tags = field(ENTRY_TAGS_LINE);
   return {
-    expiresAt: Number(field(3)),
-    etag,
-    route,
-    tags: tags === '' ? [] : tags.split(' '),
-    body: text.slice(ends[ENTRY_HEADER_LINES - 1]! + 1),
+    entry: {
+      expiresAt: Number(field(3)),
+      etag,
+      route,
+      tags: tags === '' ? [] : tags.split(' '),
+      body: text.slice(ends[ENTRY_HEADER_LINES - 1]! + 1),
+    },
+    readAt: { epoch: field(1), seq: readSeq },
   };
 }

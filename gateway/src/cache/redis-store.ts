@@ -1,6 +1,7 @@
 import type { Result } from 'ioredis';
 import { CLOCK_PROLOGUE } from '../coherence/clock-scripts.js';
 import type { ClockPosition, RedisClock } from '../coherence/clock.js';
+import type { HeardVerdict } from '../coherence/heard-versions.js';
 import { REDIS_CLOCK_KEY, redisResponseKey, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { decodeEntry, encodeEntry, ENTRY_HEADER_LINES, ENTRY_TAGS_LINE, type CacheEntry } from './entry.js';
@@ -79,6 +80,9 @@ declare module 'ioredis' {
 
 export type SharedStoreResult = 'stored' | 'refused' | 'full' | 'too_large';
 
+/** Rule 1 judged in the process from what it heard (Coherence.judgeShared). */
+export type JudgeShared = (readAt: ClockPosition, tags: readonly string[]) => HeardVerdict;
+
 export interface RedisStoreLimits {
   /** How long a tag's version outlives any response stored under it. */
   versionTtlMs: number;
@@ -89,14 +93,16 @@ export interface RedisStoreLimits {
 }
 
 /**
- * The shared response cache every replica reads and fills. Entries are checked against the
- * coherence clock in Redis on every read and store, so nothing relies on any key surviving.
- * Every call goes through the circuit breaker, so a sick Redis is skipped instead of waited for.
+ * The shared response cache every replica reads and fills. Entries are checked on every read and
+ * store, so nothing relies on any key surviving: on read by what this process heard while its
+ * lease holds (a plain GET), else by the check script against the clock in Redis. Every call goes
+ * through the circuit breaker, so a sick Redis is skipped instead of waited for.
  */
 export class RedisStore {
   constructor(
     private readonly redis: SharedRedis,
     private readonly clock: RedisClock,
+    private readonly judge: JudgeShared,
     private readonly limits: RedisStoreLimits,
   ) {
     // Sent as EVALSHA (the script body only once per connection).
@@ -105,10 +111,16 @@ export class RedisStore {
   }
 
   async load(key: string): Promise<CacheEntry | undefined> {
-    const text = await this.redis.breaker.run(() =>
-      this.redis.client.coherenceLoad(2, REDIS_CLOCK_KEY, redisResponseKey(key), ...this.clock.prologue(), TAG_VERSION_PREFIX),
+    const responseKey = redisResponseKey(key);
+    const text = await this.redis.breaker.run(() => this.redis.client.get(responseKey));
+    const stored = text === null ? undefined : decodeEntry(text);
+    if (!stored) return undefined;
+    const verdict = this.judge(stored.readAt, stored.entry.tags);
+    if (verdict !== 'unknown') return verdict === 'valid' ? stored.entry : undefined;
+    const checked = await this.redis.breaker.run(() =>
+      this.redis.client.coherenceLoad(2, REDIS_CLOCK_KEY, responseKey, ...this.clock.prologue(), TAG_VERSION_PREFIX),
     );
-    return text === null ? undefined : decodeEntry(text);
+    return checked === null ? undefined : decodeEntry(checked)?.entry;
   }
 
   /** Stores a response whose data was read at `readAt`, if nothing it depends on moved since. */

@@ -7,6 +7,7 @@ import type { CatalogEvents } from '../events/catalog-events.js';
 import { observeCoherenceLease, type Metrics } from '../metrics/metrics.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { RedisClock, type ClockPosition } from './clock.js';
+import { HeardVersions, type HeardVerdict } from './heard-versions.js';
 import { Membership } from './membership.js';
 import { ReadRequirements } from './read-requirements.js';
 import { ReplicaReads, type TaggedResult } from './replica-reads.js';
@@ -25,6 +26,11 @@ export interface Coherence {
   readonly position: ClockPosition | undefined;
   /** The Redis clock, for the shared cache's scripts; undefined without Redis. */
   readonly clock: RedisClock | undefined;
+  /**
+   * Rule 1, answered in this process: a Redis entry read at `readAt` with `tags` is valid or
+   * stale by what this process heard while its lease holds, else `unknown` (Redis's check decides).
+   */
+  judgeShared(readAt: ClockPosition, tags: readonly string[]): HeardVerdict;
   readonly requirements: ReadRequirements;
   /** Rule 8: runs a read on a replica when it may, else on the primary. */
   readOn<Result extends TaggedResult>(compute: (target: ReadTarget) => Promise<Result>): Promise<Result>;
@@ -66,6 +72,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
       leaseHeld: true,
       position: undefined,
       clock: undefined,
+      judgeShared: () => 'unknown',
       requirements,
       readOn: (compute) => replicaReads.run(compute),
       writes: new LocalWriteAnnouncer({ events, primaryLsn, logger }),
@@ -74,11 +81,14 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     };
   }
   const clock = new RedisClock(redis);
+  const heard = new HeardVersions();
+  events.on('swapped', () => heard.swapped());
   const membership = new Membership({
     clock,
     subscriber: redis.subscriber,
     member: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     events,
+    heard,
     logger,
     onRedisError: redis.failed,
     onReset: (reason) => metrics.coherenceResets.inc({ reason }),
@@ -94,6 +104,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
       return membership.processed;
     },
     clock,
+    judgeShared: (readAt, tags) => (membership.leaseHeld ? heard.judge(readAt, tags) : 'unknown'),
     requirements,
     readOn: (compute) => replicaReads.run(compute),
     writes: new RedisWriteAnnouncer({
@@ -101,6 +112,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
       primaryLsn,
       logger,
       clock,
+      heard,
       waitMs: options.writeWaitMs,
       versionTtlMs: options.versionTtlMs,
       onRedisError: redis.failed,

@@ -4,6 +4,7 @@ import type { CatalogEvents } from '../events/catalog-events.js';
 import { changeOfTags } from '../events/change-tags.js';
 import { INVALIDATION_CHANNEL } from '../redis/keys.js';
 import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
+import type { HeardVersions } from './heard-versions.js';
 
 /** How long a lease lasts, by Redis's clock: the longest a write waits for a member that does not answer. */
 export const LEASE_MS = 1_000;
@@ -26,6 +27,8 @@ export interface MembershipOptions {
   subscriber: Redis;
   member: string;
   events: CatalogEvents;
+  /** Where every announcement this member processes, and every restart, is recorded. */
+  heard: HeardVersions;
   logger: Logger;
   /** A Redis call of the protocol failed (renew, subscribe): counted by the caller. */
   onRedisError: (operation: string, error: unknown) => void;
@@ -156,6 +159,7 @@ export class Membership {
       await this.restartAt({ epoch: message.epoch, seq: message.seq - 1 }, 'gap');
     }
     await this.emitFor(message);
+    this.options.heard.heard(message, message.tags);
     this.position = { epoch: message.epoch, seq: message.seq };
     // The acknowledgement a writer waits for.
     if (message.kind === 'confirm') this.renew();
@@ -173,6 +177,7 @@ export class Membership {
     this.aheadSeq = undefined;
     if (this.position) this.options.onReset(reason);
     this.position = { epoch: position.epoch, seq: position.seq };
+    this.options.heard.restartAt(this.position);
     await this.options.events.emit('missed', {});
   }
 }

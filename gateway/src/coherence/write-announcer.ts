@@ -4,6 +4,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import type { ClockPosition, RedisClock } from './clock.js';
+import type { HeardVersions } from './heard-versions.js';
 import { LEASE_MS } from './membership.js';
 
 /**
@@ -55,6 +56,8 @@ export class LocalWriteAnnouncer implements WriteAnnouncer {
 
 export interface RedisWriteAnnouncerOptions extends WriteAnnouncerOptions {
   clock: RedisClock;
+  /** Where this process records its own phases, before any answer depends on them. */
+  heard: HeardVersions;
   /** How long the prepare may wait for Redis before the write is refused (REDIS_WRITE_WAIT_MS). */
   waitMs: number;
   /** How long a tag's version outlives any response stored under it. */
@@ -87,6 +90,7 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
     }
     const preparedAt = performance.now();
     // Applied here at once; its message, heard later, changes nothing more.
+    this.options.heard.heard(prepared, tags);
     await this.options.events.emit('changing', { ...change, pendingMs: PENDING_MS });
     // Whatever the write's outcome (an error may come after a commit), its tags are confirmed.
     let outcome: { result: T } | { error: unknown };
@@ -120,6 +124,7 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
       void this.retried('confirm', confirmOnce, performance.now() + 10 * PENDING_MS);
       return;
     }
+    this.options.heard.heard(confirmed, tags);
     const started = performance.now();
     await this.untilAcknowledged(confirmed, started + LEASE_MS);
     this.options.observeAckWait((performance.now() - started) / 1_000);
