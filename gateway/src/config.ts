@@ -88,7 +88,7 @@ export const configSchema = z.object({
   CACHE_MAX_BYTES: integer(1_024, 64 * 1024 ** 3, 192 * 1024 ** 2),
   REDIS_COMMAND_TIMEOUT_MS: integer(10, 10_000, 200),
   REDIS_WRITE_WAIT_MS: integer(0, 60_000, 5_000),
-  CACHE_MAX_ENTRIES_PER_TAG: integer(1, 10_000_000, 2_000),
+  CACHE_MAX_ENTRIES_PER_TAG: integer(1, 10_000_000, 20_000),
   CACHE_MAX_ENTRY_BYTES: integer(1_024, 512 * 1024 ** 2, 1024 ** 2),
   DB_POOL_MAX: integer(1, 1_000, 20),
   DB_POOL_ACQUIRE_TIMEOUT_MS: integer(1, 60_000, 1_000),
@@ -196,7 +196,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_MAX_ENTRIES_PER_TAG: {
     description:
-      'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests. Every list page carries the product-list tag, so list pages past this many are served from memory or Postgres, not Redis: raise it where clients read list pages deep (a write costs the same whatever the count: stale entries are found on read, not deleted)',
+      'most responses Redis keeps per tag (a product, or the product list) between two writes to it: bounds what any client can add to Redis by varying its requests. Every list page carries the product-list tag, so list pages past this many are served from memory or Postgres, not Redis (the default keeps the pages of 100,000 products at the default count; total size is for the Redis maxmemory to bound): raise it where clients read list pages deeper (a write costs the same whatever the count: stale entries are found on read, not deleted)',
   },
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
   DB_POOL_MAX: {
