@@ -1,7 +1,5 @@
 import type { ClockPosition } from './clock.js';
-
-/** Past this many remembered tags, they are folded into the floor (conservative: older entries go to Redis's check). */
-const MOST_REMEMBERED_TAGS = 50_000;
+import { NewestPerTag } from './newest-per-tag.js';
 
 /** What this process can say of a Redis entry from what it heard; `unknown` leaves it to the check in Redis. */
 export type HeardVerdict = 'valid' | 'stale' | 'unknown';
@@ -18,42 +16,31 @@ export class HeardVersions {
   private epoch: string | undefined;
   /** The epoch a catalog swap ended here before Redis replaced it: never judged again. */
   private sweptEpoch: string | undefined;
-  private floor = 0;
-  /** Each announced tag's newest seq, oldest first. */
-  private readonly seqs = new Map<string, number>();
+  /** Each announced tag's newest seq; older entries than the floor go to Redis's check. */
+  private readonly seqs = new NewestPerTag<number>(0);
 
   /** Continues from `position`: what came before it is not known here. */
   restartAt(position: ClockPosition): void {
     this.epoch = position.epoch === this.sweptEpoch ? undefined : position.epoch;
-    this.floor = position.seq;
-    this.seqs.clear();
+    this.seqs.reset(position.seq);
   }
 
   /** A catalog swap was heard: the current epoch's entries hold the old catalog (rule 9), until Redis starts a new one. */
   swapped(): void {
     if (this.epoch !== undefined) this.sweptEpoch = this.epoch;
     this.epoch = undefined;
-    this.seqs.clear();
+    this.seqs.reset(this.seqs.floor);
   }
 
   /** An announcement of `tags` at `position` (heard on the channel, or made by this process). */
   heard(position: ClockPosition, tags: Iterable<string>): void {
     if (position.epoch !== this.epoch) return;
-    for (const tag of tags) {
-      const known = this.seqs.get(tag);
-      if (known !== undefined && known >= position.seq) continue;
-      this.seqs.delete(tag);
-      this.seqs.set(tag, position.seq);
-    }
-    if (this.seqs.size > MOST_REMEMBERED_TAGS) {
-      for (const seq of this.seqs.values()) if (seq > this.floor) this.floor = seq;
-      this.seqs.clear();
-    }
+    for (const tag of tags) this.seqs.note(tag, position.seq);
   }
 
   /** An entry read at `readAt` with `tags`, judged by what was heard (the caller checks the lease). */
   judge(readAt: ClockPosition, tags: readonly string[]): HeardVerdict {
-    if (readAt.epoch !== this.epoch || readAt.seq < this.floor) return 'unknown';
+    if (readAt.epoch !== this.epoch || readAt.seq < this.seqs.floor) return 'unknown';
     for (const tag of tags) {
       const seq = this.seqs.get(tag);
       if (seq !== undefined && seq > readAt.seq) return 'stale';

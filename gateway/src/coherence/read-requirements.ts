@@ -1,8 +1,6 @@
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
-
-/** Past this many remembered tags, they are folded into the floor (conservative: replicas must reach the newest). */
-const MOST_REMEMBERED_TAGS = 50_000;
+import { NewestPerTag } from './newest-per-tag.js';
 
 /**
  * What a response must not have been read before, as this process knows it (gateway/README.md,
@@ -13,9 +11,8 @@ const MOST_REMEMBERED_TAGS = 50_000;
  */
 export class ReadRequirements {
   private readonly pendingUntil = new Map<string, number>();
-  /** Each written tag's newest write position, oldest first. */
-  private readonly neededLsn = new Map<string, bigint>();
-  private floor = 0n;
+  /** Each written tag's newest write position, and the floor every replica read must reach. */
+  private readonly neededLsn = new NewestPerTag<bigint>(0n);
   /** Floor raises still waiting for the primary's position: no replica may answer meanwhile. */
   private floorRaisesInFlight = 0;
 
@@ -35,7 +32,7 @@ export class ReadRequirements {
     events.on('changed', (change) => {
       for (const tag of tagsOfChange(change)) {
         this.pendingUntil.delete(tag);
-        if (change.lsn !== undefined) this.need(tag, change.lsn);
+        if (change.lsn !== undefined) this.neededLsn.note(tag, change.lsn);
       }
       // Its writer could not read where it committed: replicas must reach the primary's position now.
       if (change.lsn === undefined) this.raiseFloor();
@@ -59,21 +56,10 @@ export class ReadRequirements {
 
   /** Whether a response with `tags`, read from a replica that had replayed up to `replayed`, may be used. */
   replicaMayAnswer(tags: Iterable<string>, replayed: bigint): boolean {
-    if (this.floorRaisesInFlight > 0 || replayed < this.floor) return false;
+    if (this.floorRaisesInFlight > 0 || replayed < this.neededLsn.floor) return false;
     const list = [...tags];
     if (this.anyPending(list)) return false;
     return list.every((tag) => (this.neededLsn.get(tag) ?? 0n) <= replayed);
-  }
-
-  private need(tag: string, lsn: bigint): void {
-    const known = this.neededLsn.get(tag);
-    if (known !== undefined && known >= lsn) return;
-    this.neededLsn.delete(tag);
-    this.neededLsn.set(tag, lsn);
-    if (this.neededLsn.size > MOST_REMEMBERED_TAGS) {
-      for (const needed of this.neededLsn.values()) if (needed > this.floor) this.floor = needed;
-      this.neededLsn.clear();
-    }
   }
 
   /** Until the primary says where it is now, no replica answers; then none behind that does. */
@@ -82,7 +68,7 @@ export class ReadRequirements {
     this.floorRaisesInFlight += 1;
     void this.primaryLsn()
       .then((lsn) => {
-        if (lsn > this.floor) this.floor = lsn;
+        this.neededLsn.raiseFloor(lsn);
         this.floorRaisesInFlight -= 1;
       })
       .catch((error: unknown) => {
