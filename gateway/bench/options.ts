@@ -14,7 +14,7 @@ export interface BenchOptions {
   /** Each target's measured time is split into this many rounds, alternating between targets. */
   rounds: number;
   gatewayLogLevel: string;
-  /** Write a V8 CPU profile of the gateway (results/profiles/) to see where its time goes. */
+  /** Write a V8 CPU profile of each gateway (results/profiles/, a variant's in profiles/<variant>/) to see where its time goes. */
   profileGateway: boolean;
   /** Distinct products the long-tail mix asks for (Zipf ranks spread over the catalog). */
   longTailRanks: number;

@@ -138,6 +138,7 @@ try {
       logDir: LOG_DIR,
       name: `gateway-${name}`,
       env: env(backends),
+      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', name) : undefined,
     });
     cleanups.push(() => server.stop());
     if (name === 'replica') {

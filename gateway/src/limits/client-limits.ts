@@ -23,11 +23,16 @@ import { WindowCounters, type ClientUsage } from './window-counters.js';
 export interface ClientLimits {
   readonly enabled: boolean;
   /**
-   * Counts a request against its client's request quota, once per request wherever it is asked
-   * (the hot lane, then Fastify's hook). Over the quota it writes the 429 itself and returns
-   * false: the caller answers nothing more. Synchronous: it never waits for Redis.
+   * Counts a request against its client's request quota. Over the quota it writes the 429 itself
+   * and returns false: the caller answers nothing more. Synchronous: it never waits for Redis.
+   * Once per request: the hot lane asks for the requests it answers, or looks up in Redis;
+   * Fastify's hook (`admitRouted`) for every other one.
    */
   admit(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Marks a request the hot lane admitted and then hands on to Fastify (a Redis miss), whose hook passes it at once. */
+  handOn(request: IncomingMessage): void;
+  /** `admit` in Fastify's hook, for the requests the hot lane did not hand on. */
+  admitRouted(request: IncomingMessage, response: ServerResponse): boolean;
   /**
    * Charges a GraphQL operation's cost to its client's budget; the 429 to send when it does not
    * fit (nothing charged then). Undefined cost (the operation could not be costed): nothing charged.
@@ -40,6 +45,8 @@ export interface ClientLimits {
 const UNLIMITED: ClientLimits = {
   enabled: false,
   admit: () => true,
+  handOn: () => {},
+  admitRouted: () => true,
   chargeGraphQLCost: () => undefined,
   close: () => {},
 };
@@ -50,14 +57,6 @@ export interface EdgeResponses {
   requestIdOf: RequestIdOf;
   lifecycle: Lifecycle;
 }
-
-/**
- * Marks a request once it was checked, so Fastify's hook does not count again what the hot lane
- * admitted. A property, not a WeakSet: a WeakSet entry per request cost the hot lane more than
- * the rest of the check (an identity hash for every request object, and ephemerons for the GC).
- */
-const ADMITTED = Symbol('checked by the client limits');
-type Admitted = IncomingMessage & { [ADMITTED]?: true };
 
 /** Probes and scrapes are never limited: a kubelet or Prometheus behind a busy address must still get through. */
 const UNLIMITED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -94,6 +93,13 @@ class WindowLimits implements ClientLimits {
   private readonly windowSeconds: number;
   private readonly metrics: LimitsMetrics;
   private readonly sync: RedisCounterSync | undefined;
+  /**
+   * Requests the hot lane admitted and handed on after a Redis miss, until Fastify's hook sees
+   * them. Only those: a mark on every request (a WeakSet entry, or a property) cost a cached
+   * answer more than the rest of the check, and a property on some requests only gives their
+   * objects another shape than the others', which slows Node's HTTP code for all of them.
+   */
+  private readonly handedOn = new WeakSet<IncomingMessage>();
 
   constructor(
     config: Config,
@@ -121,8 +127,6 @@ class WindowLimits implements ClientLimits {
   }
 
   admit(request: IncomingMessage, response: ServerResponse): boolean {
-    if ((request as Admitted)[ADMITTED]) return true;
-    (request as Admitted)[ADMITTED] = true;
     const url = request.url!;
     if (url.length <= LONGEST_UNLIMITED_PATH && UNLIMITED_PATHS.has(url)) return true;
     const client = this.identities.identify(request);
@@ -142,6 +146,14 @@ class WindowLimits implements ClientLimits {
     response.writeHead(refusal.status, this.edge.cors.addTo(headers, request.headers.origin));
     response.end(refusal.body);
     return false;
+  }
+
+  handOn(request: IncomingMessage): void {
+    this.handedOn.add(request);
+  }
+
+  admitRouted(request: IncomingMessage, response: ServerResponse): boolean {
+    return this.handedOn.delete(request) || this.admit(request, response);
   }
 
   chargeGraphQLCost(request: IncomingMessage, response: ServerResponse, cost: number | undefined): Refusal | undefined {
@@ -203,14 +215,14 @@ class WindowLimits implements ClientLimits {
 }
 
 /**
- * The check in Fastify's request hooks, for requests the hot lane did not see (`inject`); one the
- * lane admitted passes at once. Install first, so a refused request runs no other hook but the
- * response ones (its log line and metrics).
+ * The check in Fastify's request hooks, for requests the hot lane did not count: those it hands
+ * on without asking Redis, and those it never saw (`inject`). Install first, so a refused request
+ * runs no other hook but the response ones (its log line and metrics).
  */
 export function installClientLimits(app: FastifyInstance, limits: ClientLimits): void {
   if (!limits.enabled) return;
   app.addHook('onRequest', (request, reply, done) => {
-    if (limits.admit(request.raw, reply.raw)) return done();
+    if (limits.admitRouted(request.raw, reply.raw)) return done();
     reply.hijack();
   });
   app.addHook('onClose', async () => limits.close());

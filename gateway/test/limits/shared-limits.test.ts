@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -22,6 +23,8 @@ const LIMIT = 10;
 describe('request limits shared by two replicas through Redis', () => {
   const a = newClient('client-a');
   const b = newClient('client-b');
+  /** Far from its limit: counts its requests. */
+  const counted = newClient('client-counted');
   const replicas: Array<{ app: FastifyInstance; base: string }> = [];
   let inspector: Redis;
   before(async () => {
@@ -30,7 +33,11 @@ describe('request limits shared by two replicas through Redis', () => {
       REDIS_URL: testRedisUrl(9),
       ...limitsEnv({
         requests: LIMIT,
-        clients: { [a.name]: { keySha256: a.keySha256 }, [b.name]: { keySha256: b.keySha256 } },
+        clients: {
+          [a.name]: { keySha256: a.keySha256 },
+          [b.name]: { keySha256: b.keySha256 },
+          [counted.name]: { keySha256: counted.keySha256, requests: 1_000 },
+        },
         // The test warms the caches as a client known by its address, with room to spare.
         classes: { ip: { requests: 1_000 } },
       }),
@@ -121,5 +128,29 @@ describe('request limits shared by two replicas through Redis', () => {
       );
       assert.ok(metricValue(metrics, 'catalog_rate_limit_syncs_total{result="ok"}') >= 1);
     }
+  });
+
+  it('counts each request once, whichever way it is answered: memory, Redis, a route after a Redis miss, a route', async () => {
+    const headers = { 'x-api-key': counted.key };
+    // A list page no earlier run asked for: the first replica misses in Redis, then the second finds it there.
+    const fresh = `/products?page=${1_000 + randomInt(100_000)}&count=1`;
+    const lookups = async (replica: number, result: 'hit' | 'miss') =>
+      metricValue(await scrapeMetrics(replicas[replica]!.app), `catalog_cache_lookups_total{backend="redis",result="${result}"}`);
+    const before = { miss: await lookups(0, 'miss'), hit: await lookups(1, 'hit') };
+    let sent = 0;
+    for (const replica of [0, 1]) {
+      const { base } = replicas[replica]!;
+      // The first: a Redis miss routed by Fastify (replica 0) or a Redis hit (replica 1); the second, from memory.
+      for (let repeat = 0; repeat < 2; repeat += 1, sent += 1) assert.equal((await send(base, fresh, { headers })).status, 200);
+      // GraphQL goes to its route without the cache's edge.
+      for (let repeat = 0; repeat < 2; repeat += 1, sent += 1) {
+        assert.equal((await sendGraphQL(base, '{ product(id: 1) { id } }', headers)).status, 200);
+      }
+    }
+    assert.ok((await lookups(0, 'miss')) > before.miss, 'the first replica asked Redis and missed');
+    assert.ok((await lookups(1, 'hit')) > before.hit, 'the second replica found the page in Redis');
+    await eventually(`Redis to hold the ${sent} requests sent`, async () => (await requestsInRedis(inspector, counted.name)) === sent);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await requestsInRedis(inspector, counted.name), sent, 'no request counted twice');
   });
 });

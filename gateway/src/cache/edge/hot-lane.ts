@@ -21,15 +21,23 @@ export function createServerWithHotLane(
   return (fastifyHandler: RequestListener): Server =>
     createServer(options, (request: IncomingMessage, response: ServerResponse) => {
       const started = performance.now();
-      if (!limits.admit(request, response)) return;
+      // The client limits count each request once: here the ones this lane answers or looks up in
+      // Redis (before the lookup: a client over its limit costs no round trip), in Fastify's hook the rest.
       const entry = lookup.memoryEntry(request);
-      if (entry) return responder.answer(request, response, entry, 'memory', requestIdOf(request), started);
+      if (entry) {
+        if (limits.admit(request, response)) responder.answer(request, response, entry, 'memory', requestIdOf(request), started);
+        return;
+      }
       if (!lookup.mayBeShared(request)) return fastifyHandler(request, response);
+      if (!limits.admit(request, response)) return;
+      const route = () => {
+        limits.handOn(request);
+        fastifyHandler(request, response);
+      };
       lookup.sharedEntry(request).then(
-        (shared) =>
-          shared ? responder.answer(request, response, shared, 'shared', requestIdOf(request), started) : fastifyHandler(request, response),
+        (shared) => (shared ? responder.answer(request, response, shared, 'shared', requestIdOf(request), started) : route()),
         // Redis failures read as misses (ResponseCache.sharedEntry); anything else is the route's to report.
-        () => fastifyHandler(request, response),
+        route,
       );
     });
 }
