@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { installCommonHeaders } from '../src/http/common-headers.js';
 import { tracingServer } from '../src/telemetry/request-spans.js';
 import { EdgeDecidedSampler, EdgeSampling } from '../src/telemetry/sampling.js';
 import { requestSpan, useTracer } from '../src/telemetry/tracing.js';
@@ -44,6 +45,8 @@ describe('a traced request in Fastify', () => {
     app = Fastify({
       serverFactory: tracingServer((handler: (request: IncomingMessage, response: ServerResponse) => void) => createServer(handler)),
     });
+    // Adds `traceresponse` to a traced request's answer.
+    installCommonHeaders(app, { closing: false });
     app.addHook('onResponse', (request, _reply, done) => {
       seen.at(-1)!.onResponseTrace = traceOfActive();
       done();

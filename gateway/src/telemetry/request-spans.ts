@@ -85,7 +85,6 @@ function traceRequest(tracer: Tracer, listener: RequestListener, request: Incomi
     },
     parent,
   );
-  response.setHeader(TRACE_RESPONSE_HEADER, `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
   const active = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
   // Not context.bind(active, request / response): Node already runs their events (a body read
   // later, 'finish') in the context the request was emitted in, and binding patches their listener
@@ -122,6 +121,18 @@ export function noteCacheOutcome(outcome: CacheOutcome): void {
 /** Records on the traced request the GraphQL operation it ran. */
 export function noteGraphqlOperation(name: string, type: string): void {
   requestSpan()?.setAttributes({ [ATTR_GRAPHQL_OPERATION_NAME]: name, [ATTR_GRAPHQL_OPERATION_TYPE]: type });
+}
+
+/**
+ * The `traceresponse` field of the traced request being handled, if any: added to the headers
+ * its answer is written with (http/common-headers.ts), not set on the response ahead of them,
+ * which would make Node merge two header sets on the traced requests only.
+ */
+export function traceResponseField(): string | undefined {
+  const span = requestSpan();
+  if (!span) return undefined;
+  const { traceId, spanId } = span.spanContext();
+  return `00-${traceId}-${spanId}-01`;
 }
 
 /** The traced request's trace and span ids, as exemplar labels of the metrics it is observed in. */
