@@ -90,14 +90,17 @@ function traceRequest(tracer: Tracer, listener: RequestListener, request: Incomi
   // later, 'finish') in the context the request was emitted in, and binding patches their listener
   // methods, own properties that give traced requests' objects other shapes than everyone else's
   // and so make Node's HTTP code slower for every request.
-  // After 'finish', so Fastify's onResponse hooks (which name the route) have run.
-  response.once('close', () => endRequestSpan(span, response));
   context.with(active, listener, undefined, request, response);
+  // The cache's edge answers within the listener: its span ends here, and its response gets no
+  // listener the untraced ones do not have. A routed request's span ends when its response
+  // closes, after 'finish', so Fastify's onResponse hooks (which name the route) have run.
+  if (response.writableEnded) endRequestSpan(span, response, true);
+  else response.once('close', () => endRequestSpan(span, response, response.writableFinished));
 }
 
-function endRequestSpan(span: Span, response: ServerResponse): void {
+function endRequestSpan(span: Span, response: ServerResponse, sent: boolean): void {
   if (response.headersSent) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
-  if (!response.writableFinished) {
+  if (!sent) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the response was sent' });
   } else if (response.statusCode >= 500) {
     span.setStatus({ code: SpanStatusCode.ERROR });
