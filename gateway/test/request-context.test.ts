@@ -23,6 +23,7 @@ interface Seen {
   onResponseTrace: string | undefined;
   requestKeys: string[];
   responseKeys: string[];
+  socketKeys: string[];
 }
 
 /**
@@ -57,6 +58,7 @@ describe('a traced request in Fastify', () => {
         onResponseTrace: undefined,
         requestKeys: ownKeys(request.raw),
         responseKeys: ownKeys(reply.raw),
+        socketKeys: ownKeys(request.raw.socket),
       });
       return { received: (request.body as { text: string }).text };
     });
@@ -70,10 +72,16 @@ describe('a traced request in Fastify', () => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   after(() => agent.destroy());
 
-  /** POSTs a JSON body sent a while after the headers, so Fastify reads it from the socket's later events. */
-  async function postLater(traceparent: string | undefined): Promise<{ traceresponse: string | undefined; body: string }> {
+  /**
+   * POSTs a JSON body sent a while after the headers, so Fastify reads it from the socket's later
+   * events; on the shared connection, or on a new one (`connection: false`).
+   */
+  async function postLater(
+    traceparent: string | undefined,
+    connection: Agent | false = agent,
+  ): Promise<{ traceresponse: string | undefined; body: string }> {
     const sent = httpRequest({
-      agent,
+      agent: connection,
       host: '127.0.0.1',
       port,
       method: 'POST',
@@ -115,13 +123,15 @@ describe('a traced request in Fastify', () => {
     assert.equal(seen.at(-1)!.onResponseTrace, other.split('-')[1]);
   });
 
-  it("leaves a traced request's request and response objects the shape of every other one (Node's HTTP code sees one shape)", async () => {
-    await postLater(undefined);
+  it("leaves a traced request's request, response and socket the shape of every other one (Node's HTTP code sees one shape)", async () => {
+    // Each on a connection of its own: a socket would keep what a traced request added to it.
+    await postLater(undefined, false);
     const untraced = seen.at(-1)!;
-    await postLater(SAMPLED_PARENT);
+    await postLater(SAMPLED_PARENT, false);
     const traced = seen.at(-1)!;
     assert.ok(traced.handlerTrace);
     assert.deepEqual(traced.requestKeys, untraced.requestKeys);
     assert.deepEqual(traced.responseKeys, untraced.responseKeys);
+    assert.deepEqual(traced.socketKeys, untraced.socketKeys);
   });
 });

@@ -104,6 +104,7 @@ describe('tracing (OpenTelemetry to a real Jaeger)', { timeout: 180_000 }, () =>
     assert.equal(root.operationName, 'GET /products/:product_id');
     assert.equal(tagOf(root, 'http.route'), '/products/:product_id');
     assert.equal(tagOf(root, 'url.path'), '/products/2');
+    assert.equal(tagOf(root, 'client.address'), '127.0.0.1', 'the client, looked up as its connection opened');
     assert.equal(tagOf(root, 'http.response.status_code'), 200);
     assert.equal(tagOf(root, 'catalog.cache.outcome'), 'memory_hit');
     const [lookup, ...others] = trace.spans.filter((span) => span !== root);

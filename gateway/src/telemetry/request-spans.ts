@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -55,8 +56,20 @@ export function tracingServer<Handler>(factory: (handler: Handler) => Server): (
       server.removeListener('request', listener);
       server.on('request', traceRequests(listener));
     }
+    server.on('connection', lookUpPeer);
     return server;
   };
+}
+
+/**
+ * A traced request's span names its client's address, which Node looks up once per connection
+ * and keeps on the socket, as a property of its own. Looked up as each connection opens, every
+ * socket gets it at the same point and all keep one shape; looked up for the traced requests
+ * only, their sockets would get shapes of their own, and Node's HTTP code, which handles every
+ * socket, would run slower for every request.
+ */
+function lookUpPeer(socket: Socket): void {
+  void socket.remoteAddress;
 }
 
 function traced(sampling: EdgeSampling, request: IncomingMessage): boolean {
