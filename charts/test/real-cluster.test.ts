@@ -534,11 +534,13 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
   );
 
   let tracePrefix: string;
+  /** The traced k6 iterations every VU ran (the load stops when the step is done, not at a set count). */
+  let tracedIterations: number[] = [];
   step(
     'k6 through the Service loses no request while a read replica and the Redis primary are deleted; reads reach the replicas, the replica rejoins every gateway pod, a write after the failover is served; pausing replay fires the lag alert, resuming clears it',
     async () => {
       tracePrefix = randomBytes(8).toString('hex');
-      const load = await startK6({ vus: 4, duration: '360s', pauseSeconds: 0.05, uncachedReads: true, tracePrefix });
+      const load = await startK6({ vus: TRACED_VUS, duration: '360s', pauseSeconds: 0.05, uncachedReads: true, tracePrefix });
       let result: { summary: K6Summary; log: string };
       const started = Date.now();
       const at = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
@@ -640,6 +642,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const { summary, log } = result;
       const requests = summary.metrics.http_reqs.count;
       const failed = summary.metrics.http_req_failed.passes;
+      tracedIterations = tracedIterationsOfEveryVu(summary.metrics.iterations.count, TRACED_VUS);
       console.log(
         `# during the replica and Redis primary deletions: ${requests} requests, ${failed} failed, ${summary.metrics.checks.fails} failed checks`,
       );
@@ -665,8 +668,10 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       /** Per database server, the uncached reads whose trace holds their batch's SQL there. */
       const withSql: Record<string, string[]> = {};
       let joinedOthers = 0;
-      for (let vu = 1; vu <= 4; vu++) {
-        for (let iteration = 0; iteration <= 10 * TRACE_EVERY; iteration += TRACE_EVERY) {
+      const looked = tracedIterations.slice(0, 11);
+      assert.ok(looked.length >= 3, `k6 ran too few iterations to trace: ${JSON.stringify(tracedIterations)}`);
+      for (let vu = 1; vu <= TRACED_VUS; vu++) {
+        for (const iteration of looked) {
           const rest = serverSpan(await traced('rest', vu, iteration));
           assert.equal(rest.operationName, 'GET /products');
           assert.equal(tagOf(rest, 'http.response.status_code'), 200);
@@ -691,12 +696,13 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
           }
         }
       }
+      const traces = TRACED_VUS * looked.length;
       const sqlSummary = Object.entries(withSql).map(([server, ids]) => `${server} ×${ids.length} (e.g. ${ids[0]})`);
       console.log(
-        `# traces found in Jaeger (prefix ${tracePrefix}): 44 REST reads, cache outcomes ${JSON.stringify(outcomes)}; ` +
-          `44 uncached reads, ${44 - joinedOthers} holding their batch's SQL on ${sqlSummary.join(', ')}, ${joinedOthers} joined another traced read's batch`,
+        `# traces found in Jaeger (prefix ${tracePrefix}): ${traces} REST reads, cache outcomes ${JSON.stringify(outcomes)}; ` +
+          `${traces} uncached reads, ${traces - joinedOthers} holding their batch's SQL on ${sqlSummary.join(', ')}, ${joinedOthers} joined another traced read's batch`,
       );
-      assert.ok(joinedOthers < 44, 'an uncached read’s trace holds its SQL under its DataLoader batch');
+      assert.ok(joinedOthers < traces, 'an uncached read’s trace holds its SQL under its DataLoader batch');
       assert.ok(
         (outcomes.memory_hit ?? 0) + (outcomes.redis_hit ?? 0) > 0,
         `a traced read answered from the cache: ${JSON.stringify(outcomes)}`,
@@ -903,6 +909,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface K6Summary {
   metrics: {
     http_reqs: { count: number };
+    iterations: { count: number };
     /** A rate metric: `passes` counts the requests that failed. */
     http_req_failed: { passes: number; fails: number };
     checks: { passes: number; fails: number };
@@ -911,6 +918,18 @@ interface K6Summary {
 
 /** With a trace prefix, k6 traces every TRACE_EVERY-th iteration of each VU (service-load.js). */
 const TRACE_EVERY = 50;
+/** The VUs of the traced k6 run. */
+const TRACED_VUS = 4;
+
+/**
+ * The traced iterations (numbered from 0, as `__ITER`) every one of `vus` VUs ran, from the
+ * run's total: VUs looping over the same requests keep about the same pace, and one that ran
+ * fewer than its share is allowed TRACE_EVERY fewer.
+ */
+function tracedIterationsOfEveryVu(total: number, vus: number): number[] {
+  const ran = Math.floor(total / vus) - TRACE_EVERY;
+  return Array.from({ length: Math.max(0, Math.ceil(ran / TRACE_EVERY)) }, (_, index) => index * TRACE_EVERY);
+}
 
 /**
  * k6 (from the tools dir) inside the namespace against the gateway Service, in the background;

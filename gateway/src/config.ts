@@ -203,7 +203,10 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and, with read replicas, one per target polling its WAL position',
   },
-  DB_POOL_ACQUIRE_TIMEOUT_MS: { description: 'longest wait for a pool connection before answering 503' },
+  DB_POOL_ACQUIRE_TIMEOUT_MS: {
+    description:
+      "longest wait for a pool connection before answering 503 (at least 5 s for a replica's pool, and for the primary's when there are replicas: it has to open the connections a failed replica's reads fall back on)",
+  },
   DB_QUEUE_MAX: { description: 'statements that may wait for a connection; more are refused at once with 503' },
   DB_QUEUE_MAX_WAIT_MS: { description: 'a statement whose expected wait for a connection is longer is refused at once with 503' },
   DB_STATEMENT_TIMEOUT_MS: { description: 'per-statement timeout (`statement_timeout`; idle transactions get twice that)' },

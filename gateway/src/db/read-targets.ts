@@ -14,14 +14,17 @@ export const POLL_INTERVAL_MS = 100;
 /** Longest answer to a position read (a frozen server fails fast, not after the statement timeout). */
 const POLL_TIMEOUT_MS = 1_000;
 /**
- * Longest connect of a position poll, and of a replica's pooled connection. A statement on an
- * open connection is one round trip through this process's event loop; a connect is several
- * (the name's lookup, TCP, the startup and authentication exchanges). Where each turn of the loop
- * is slow (a saturated pod), a connect bounded like a statement never completes: a replica whose
- * connections were lost (restarted) would never answer a poll again, or, back in the rotation,
- * never get a pooled connection open (each timeout counting as its failure). Until a poll
- * answers it is out of the rotation anyway; a read waiting for a pooled connection longer than
- * DB_POOL_ACQUIRE_TIMEOUT_MS waits up to this instead, then falls back to the primary.
+ * Longest connect of a position poll, and of a pooled connection of a replica, or of the primary
+ * when there are replicas. A statement on an open connection is one round trip through this
+ * process's event loop; a connect is several (the name's lookup, TCP, the startup and
+ * authentication exchanges). Where each turn of the loop is slow (a saturated pod), a connect
+ * bounded like a statement never completes: a replica whose connections were lost (restarted)
+ * would never answer a poll again, or, back in the rotation, never get a pooled connection open
+ * (each timeout counting as its failure); and the primary, whose pool is cold while the replicas
+ * take the reads (its idle connections close), could not open the connections a failed replica's
+ * reads fall back on, and would fail reads it is there to answer. Until a poll answers a replica
+ * is out of the rotation anyway; a read waiting for a pooled connection longer than
+ * DB_POOL_ACQUIRE_TIMEOUT_MS waits up to this instead.
  */
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -203,13 +206,17 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     closers.unshift(async () => stop());
   };
 
-  const primaryDb = counted(new Database(poolOptions('primary', config.DATABASE_URL)));
+  const connectAllowance = Math.max(config.DB_POOL_ACQUIRE_TIMEOUT_MS, CONNECT_TIMEOUT_MS);
+  const hasReplicas = config.DATABASE_READ_URLS.length > 0;
+  const primaryDb = counted(
+    new Database({ ...poolOptions('primary', config.DATABASE_URL), ...(hasReplicas && { acquireTimeoutMs: connectAllowance }) }),
+  );
   const position = new PrimaryPosition(monitor(config.DATABASE_URL), (error) => {
     counters.failure('primary', 'poll');
     logger.debug({ target: 'primary', err: error }, "cannot read the primary's WAL position");
   });
   // Its history only measures replicas' lag: without replicas the primary is not polled.
-  if (config.DATABASE_READ_URLS.length > 0) poll(() => position.current().then(noop, noop));
+  if (hasReplicas) poll(() => position.current().then(noop, noop));
   const primary = new PrimaryTarget(primaryDb, position, deps.observeBatch);
 
   const replicas = config.DATABASE_READ_URLS.map((url, index) => {
@@ -222,7 +229,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     const db = counted(
       new ReplicaDatabase({
         ...poolOptions(name, url),
-        acquireTimeoutMs: Math.max(config.DB_POOL_ACQUIRE_TIMEOUT_MS, CONNECT_TIMEOUT_MS),
+        acquireTimeoutMs: connectAllowance,
         onUnavailable: failed,
         primary: primaryDb,
         inRotation: () => health.inRotation(performance.now()),
