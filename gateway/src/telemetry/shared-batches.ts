@@ -38,7 +38,11 @@ class TraceJoiningDataLoader<Key, Value> extends DataLoader<Key, Value> {
         batches.collecting = opened;
         options.batchScheduleFn(() => {
           if (batches.collecting === opened) batches.collecting = undefined;
-          context.with(opened.context ?? ROOT_CONTEXT, dispatch);
+          const runIn = opened.context ?? ROOT_CONTEXT;
+          // Most batches run where they are dispatched, in no trace: entering the context they are
+          // already in would only allocate.
+          if (context.active() === runIn) dispatch();
+          else context.with(runIn, dispatch);
         });
       },
     });
