@@ -1,6 +1,5 @@
 import { register } from 'node:module';
 import { trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { DataloaderInstrumentation } from '@opentelemetry/instrumentation-dataloader';
 import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
@@ -13,6 +12,7 @@ import { createAddHookMessageChannel } from 'import-in-the-middle';
 import type { Config } from '../config.js';
 import { EdgeDecidedSampler, EdgeSampling } from './sampling.js';
 import { useTracer } from './tracing.js';
+import { WorkerSpanExporter } from './worker-span-exporter.js';
 
 /** Settings tracing starts from: tracing is on when the OTLP endpoint is set. */
 export type TracingConfig = Pick<
@@ -25,7 +25,7 @@ const SQL_OPERATION = /^\s*(\w+)/;
 
 /**
  * Starts tracing: the OpenTelemetry SDK (W3C trace context, spans batched to the OTLP/HTTP
- * endpoint) and the pg, ioredis, graphql and dataloader instrumentations. Must run before the
+ * endpoint from a worker thread) and the pg, ioredis, graphql and dataloader instrumentations. Must run before the
  * gateway's modules are imported (cli.ts imports them afterwards): the instrumentations patch
  * those libraries as they load, through require hooks for CommonJS and, for the gateway's ES
  * module imports, import-in-the-middle's loader hook, registered here for those four packages
@@ -39,7 +39,7 @@ export async function startTracing(config: TracingConfig & { OTEL_EXPORTER_OTLP_
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.OTEL_SERVICE_NAME }),
     sampler: new EdgeDecidedSampler(),
     spanProcessors: [
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` })),
+      new BatchSpanProcessor(new WorkerSpanExporter({ url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` })),
     ],
   });
   // The global tracer provider, AsyncLocalStorage context and W3C traceparent/baggage propagation.
