@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
-import { CONTROL_TARGET, VARIANTS, type VariantTarget } from './variants.js';
+import { CONTROL_TARGETS, VARIANTS, type VariantTarget } from './variants.js';
 import type { LoadResult } from './wrk.js';
 
 export type Workload =
@@ -40,23 +40,41 @@ const COMPARED_ONLY: ReadonlySet<TargetName> = new Set(['postgraphile']);
 
 const totalCpuMicros = ({ cpuMicrosPerRequest: { server, postgres, redis } }: Cell) => server + postgres + redis;
 
-/** Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both). */
+/** Throughput and CPU per request of one cell, or of several pooled (their requests over their time). */
+function measured(found: readonly Cell[]): { rps: number; cpuMicros: number } | undefined {
+  if (found.length === 0) return undefined;
+  const requests = found.reduce((sum, cell) => sum + cell.requests, 0);
+  return {
+    rps: requests / found.reduce((sum, cell) => sum + cell.seconds, 0),
+    cpuMicros: found.reduce((sum, cell) => sum + totalCpuMicros(cell) * cell.requests, 0) / requests,
+  };
+}
+
+/**
+ * Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both).
+ * A baseline of several targets pools them (all must have run): the control's two processes.
+ */
 function ratioPair(
   cells: readonly Cell[],
   workload: Workload,
-  over: TargetName,
+  over: TargetName | readonly TargetName[],
   target: number | null,
   of: TargetName = 'gateway',
 ): Ratio[] {
-  const find = (name: TargetName) => cells.find((cell) => cell.workload === workload && cell.target === name);
-  const gateway = find(of);
-  const baseline = find(over);
+  const overNames: readonly TargetName[] = typeof over === 'string' ? [over] : over;
+  const find = (names: readonly TargetName[]) => {
+    const found = cells.filter((cell) => cell.workload === workload && names.includes(cell.target));
+    return found.length === names.length ? measured(found) : undefined;
+  };
+  const gateway = find([of]);
+  const baseline = find(overNames);
   const both = gateway && baseline;
+  const label = `${workload}: ${of} / ${overNames.join(' + ')}`;
   return [
-    { name: `${workload}: ${of} / ${over}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
+    { name: `${label}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
     {
-      name: `${workload}: ${of} / ${over}, requests per CPU-second (target + Postgres + Redis)`,
-      value: both ? totalCpuMicros(baseline) / totalCpuMicros(gateway) : null,
+      name: `${label}, requests per CPU-second (target + Postgres + Redis)`,
+      value: both ? baseline.cpuMicros / gateway.cpuMicros : null,
       target,
     },
   ];
@@ -77,12 +95,16 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, long tail', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
-    // Present with --variants: a feature on against the control (default settings), in the same run.
+    // Present with --variants: a feature on against the control (default settings, two processes
+    // pooled), in the same run; and the control's processes against each other, the run's noise.
     ...Object.values(VARIANTS)
-      .filter(({ target }) => target !== CONTROL_TARGET && cells.some((cell) => cell.target === target))
+      .filter(({ target }) => !CONTROL_TARGETS.includes(target) && cells.some((cell) => cell.target === target))
       .flatMap(({ target, shares }) =>
-        Object.entries(shares).flatMap(([workload, share]) => ratioPair(cells, workload as Workload, CONTROL_TARGET, share, target)),
+        Object.entries(shares).flatMap(([workload, share]) => ratioPair(cells, workload as Workload, CONTROL_TARGETS, share, target)),
       ),
+    ...[...new Set(cells.filter((cell) => cell.target === VARIANTS.twin.target).map((cell) => cell.workload))].flatMap((workload) =>
+      ratioPair(cells, workload, VARIANTS.control.target, null, VARIANTS.twin.target),
+    ),
   ];
 }
 

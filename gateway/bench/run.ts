@@ -38,7 +38,16 @@ import {
   type LeaseRecord,
   type ReplicaReadCounts,
 } from './variant-evidence.js';
-import { neededBackends, variantJoins, VARIANTS, type VariantBackends, type VariantName, type VariantTarget } from './variants.js';
+import {
+  CONTROL_NAMES,
+  neededBackends,
+  variantJoins,
+  VARIANTS,
+  type ControlName,
+  type VariantBackends,
+  type VariantName,
+  type VariantTarget,
+} from './variants.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const LOG_DIR = join(RESULTS_DIR, 'logs');
@@ -46,7 +55,7 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 /** Distinct requests in a cold plan: more than a target serves in one cell, so ids never repeat. */
 const COLD_PLAN_SIZE = 200_000;
 const HOT_PLAN_SIZE = 100_000;
-/** The baseline gateway's Redis database: past those the variants may take (1 + one per variant). */
+/** The baseline gateway's Redis database: past those the variants may take (1 + two controls + one per variant). */
 const BASELINE_REDIS_DATABASE = 15;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
@@ -127,9 +136,9 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
-  // --variants: a gateway per feature switched on, and a control, each on a Redis database of its own.
-  const variants: Array<{ name: VariantName | 'control'; target: VariantTarget; server: GatewayProcess }> = [];
-  for (const [index, name] of (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).entries()) {
+  // --variants: a gateway per feature switched on, and the control's two, each on a Redis database of its own.
+  const variants: Array<{ name: VariantName | ControlName; target: VariantTarget; server: GatewayProcess }> = [];
+  for (const [index, name] of (options.variants.length > 0 ? ([...CONTROL_NAMES, ...options.variants] as const) : []).entries()) {
     const { target, env } = VARIANTS[name];
     const server = await startGateway({
       databaseUrl: dataset.databaseUrl,

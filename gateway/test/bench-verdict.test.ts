@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runFailures, type Cell, type TargetName } from '../bench/report.js';
+import { ratios, runFailures, type Cell, type TargetName } from '../bench/report.js';
 
 function cell(target: TargetName, errorDetail: Partial<Cell['errorDetail']>): Cell {
   const detail = { connectErrors: 0, readErrors: 0, writeErrors: 0, timeouts: 0, statusErrors: 0, ...errorDetail };
@@ -42,4 +42,29 @@ test('any error of the gateway or the bare server fails the run, timeouts includ
     failures.map((failure) => failure.slice(0, failure.indexOf(' (Storefront'))),
     ['gateway', 'bare node:http', 'gateway (baseline)'],
   );
+});
+
+test("a variant's share is against the control's two processes pooled, and their ratio is the run's noise", () => {
+  const measuredCell = (target: TargetName, requests: number, cpu: number): Cell => ({
+    ...cell(target, {}),
+    workload: 'REST mix, hot',
+    requests,
+    seconds: 10,
+    rps: requests / 10,
+    cpuMicrosPerRequest: { server: cpu, postgres: 0, redis: 0 },
+  });
+  const shown = ratios([
+    measuredCell('gateway (control)', 1000, 80),
+    measuredCell('gateway (control twin)', 800, 100),
+    measuredCell('gateway, tracing 1 %', 810, 90),
+  ]);
+  const value = (name: string) => shown.find((ratio) => ratio.name === name)?.value;
+  // Pooled: 1,800 requests in 20 s; (1000 × 80 + 800 × 100) / 1,800 µs per request.
+  const pooled = 'REST mix, hot: gateway, tracing 1 % / gateway (control) + gateway (control twin)';
+  assert.equal(value(`${pooled}, RPS`), 81 / 90);
+  assert.equal(value(`${pooled}, requests per CPU-second (target + Postgres + Redis)`), 160_000 / 1800 / 90);
+  assert.equal(value('REST mix, hot: gateway (control twin) / gateway (control), RPS'), 0.8);
+  // A variant without both control processes beside it has no share.
+  const alone = ratios([measuredCell('gateway (control)', 1000, 80), measuredCell('gateway, tracing 1 %', 810, 90)]);
+  assert.equal(alone.find((ratio) => ratio.name === `${pooled}, RPS`)?.value, null);
 });
