@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { WorkerSpanExporter } from '../src/telemetry/worker-span-exporter.js';
 import { productPageBody } from '../../scripts/test/product-page.js';
 import { startTracedGateway, traceIdOf, type TracedGateway } from './support/traced-gateway.js';
 
@@ -50,5 +53,30 @@ describe('span export from the sender thread', { timeout: 180_000 }, () => {
     } finally {
       await gateway.stop();
     }
+  });
+
+  it('fails the batches of a sender thread that dies, and starts another for the next batch', async () => {
+    const started = new BasicTracerProvider().getTracer('span-export test').startSpan('a span');
+    started.end();
+    // The SDK's spans are ReadableSpans; the API types them by what callers may do with them.
+    const span = started as unknown as ReadableSpan;
+    // The exporter's transport rejects this URL as the thread starts: the thread ends with an error.
+    const exporter = new WorkerSpanExporter({ url: 'not a url' });
+    // A batch never answered would leave nothing to keep the process alive: this timer makes it a failure.
+    const exported = () =>
+      new Promise<ExportResult>((resolve, reject) => {
+        const unanswered = setTimeout(() => reject(new Error('the exporter never answered the batch')), 10_000);
+        exporter.export([span], (result) => {
+          clearTimeout(unanswered);
+          resolve(result);
+        });
+      });
+    for (const attempt of ['first thread', 'second thread']) {
+      const result = await exported();
+      assert.equal(result.code, ExportResultCode.FAILED, attempt);
+      assert.match(String(result.error), /Could not parse user-provided export URL: 'not a url'/, attempt);
+    }
+    await exporter.shutdown();
+    assert.equal((await exported()).code, ExportResultCode.FAILED, 'no batch after the shutdown');
   });
 });
