@@ -68,12 +68,13 @@ export const CONTROL_NAMES = ['control', 'twin'] as const;
 export type ControlName = (typeof CONTROL_NAMES)[number];
 export type VariantName = Exclude<keyof typeof VARIANTS, ControlName>;
 export type VariantTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
-export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => !CONTROL_NAMES.includes(name as ControlName)) as VariantName[];
+const isControl = (name: string): name is ControlName => (CONTROL_NAMES as readonly string[]).includes(name);
+export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => !isControl(name)) as VariantName[];
 export const CONTROL_TARGETS: readonly VariantTarget[] = CONTROL_NAMES.map((name) => VARIANTS[name].target);
 
 /** Whether a variant (a control process: any variant of the run) joins `workload`. */
 export function variantJoins(name: VariantName | ControlName, workload: Workload, runVariants: readonly VariantName[]): boolean {
-  if (name === 'control' || name === 'twin') return runVariants.some((variant) => variantJoins(variant, workload, runVariants));
+  if (isControl(name)) return runVariants.some((variant) => variantJoins(variant, workload, runVariants));
   return workload in VARIANTS[name].shares;
 }
 

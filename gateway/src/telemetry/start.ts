@@ -25,11 +25,11 @@ const SQL_OPERATION = /^\s*(\w+)/;
 
 /**
  * Starts tracing: the OpenTelemetry SDK (W3C trace context, spans batched to the OTLP/HTTP
- * endpoint from a worker thread) and the pg, ioredis, graphql and dataloader instrumentations. Must run before the
- * gateway's modules are imported (cli.ts imports them afterwards): the instrumentations patch
- * those libraries as they load, through require hooks for CommonJS and, for the gateway's ES
- * module imports, import-in-the-middle's loader hook, registered here for those four packages
- * only. Resolves to a function that sends the spans still buffered and stops.
+ * endpoint from a worker thread) and the pg, ioredis, graphql and dataloader instrumentations.
+ * Must run before the gateway's modules are imported (cli.ts imports them afterwards): the
+ * instrumentations patch those libraries as they load, through require hooks for CommonJS and,
+ * for the gateway's ES module imports, import-in-the-middle's loader hook, registered here for
+ * those four packages only. Resolves to a function that sends the spans still buffered and stops.
  */
 export async function startTracing(config: TracingConfig & { OTEL_EXPORTER_OTLP_ENDPOINT: string }): Promise<() => Promise<void>> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
