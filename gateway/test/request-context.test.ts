@@ -4,6 +4,7 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installCommonHeaders } from '../src/http/common-headers.js';
@@ -41,8 +42,13 @@ describe('a traced request in Fastify', () => {
 
   before(async () => {
     const provider = new NodeTracerProvider({ sampler: new EdgeDecidedSampler() });
-    provider.register();
-    useTracer(provider.getTracer('test'), EdgeSampling.of({ OTEL_TRACES_SAMPLER: 'parentbased_always_off', OTEL_TRACES_SAMPLER_ARG: '1' }));
+    const contextManager = new AsyncLocalStorageContextManager();
+    provider.register({ contextManager });
+    useTracer(
+      provider.getTracer('test'),
+      EdgeSampling.of({ OTEL_TRACES_SAMPLER: 'parentbased_always_off', OTEL_TRACES_SAMPLER_ARG: '1' }),
+      contextManager,
+    );
     app = Fastify({
       serverFactory: tracingServer((handler: (request: IncomingMessage, response: ServerResponse) => void) => createServer(handler)),
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ROOT_CONTEXT, context, trace, type Context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import DataLoader from 'dataloader';
 import { EdgeDecidedSampler, EdgeSampling } from '../src/telemetry/sampling.js';
@@ -35,8 +36,9 @@ describe('shared DataLoader batches and trace context', () => {
     const provider = new NodeTracerProvider({ sampler: new EdgeDecidedSampler() });
     const tracer = provider.getTracer('test');
     before(() => {
-      provider.register();
-      useTracer(tracer, EdgeSampling.of({ OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: '1' }));
+      const contextManager = new AsyncLocalStorageContextManager();
+      provider.register({ contextManager });
+      useTracer(tracer, EdgeSampling.of({ OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: '1' }), contextManager);
     });
     /** A traced request's context, as the edge makes it. */
     const tracedRequest = (name: string): Context => {

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, context, type Context } from '@opentelemetry/api';
 import DataLoader from 'dataloader';
-import { activeTracer, requestSpan } from './tracing.js';
+import { activeContext, activeTracer, requestSpan } from './tracing.js';
 
 type Options<Key, Value> = DataLoader.Options<Key, Value> & { batchScheduleFn: (dispatch: () => void) => void };
 
@@ -41,7 +41,7 @@ class TraceJoiningDataLoader<Key, Value> extends DataLoader<Key, Value> {
           const runIn = opened.context ?? ROOT_CONTEXT;
           // Most batches run where they are dispatched, in no trace: entering the context they are
           // already in would only allocate.
-          if (context.active() === runIn) dispatch();
+          if (activeContext() === runIn) dispatch();
           else context.with(runIn, dispatch);
         });
       },
@@ -52,7 +52,7 @@ class TraceJoiningDataLoader<Key, Value> extends DataLoader<Key, Value> {
   override load(key: Key): Promise<Value> {
     const loaded = super.load(key);
     const batch = this.batches.collecting;
-    if (batch && !batch.context && requestSpan()) batch.context = context.active();
+    if (batch && !batch.context && requestSpan()) batch.context = activeContext();
     return loaded;
   }
 }

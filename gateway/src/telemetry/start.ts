@@ -1,5 +1,6 @@
 import { register } from 'node:module';
 import { trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { DataloaderInstrumentation } from '@opentelemetry/instrumentation-dataloader';
 import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
@@ -43,7 +44,8 @@ export async function startTracing(config: TracingConfig & { OTEL_EXPORTER_OTLP_
     ],
   });
   // The global tracer provider, AsyncLocalStorage context and W3C traceparent/baggage propagation.
-  provider.register();
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({ contextManager });
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
@@ -60,6 +62,6 @@ export async function startTracing(config: TracingConfig & { OTEL_EXPORTER_OTLP_
     ],
   });
   await waitForAllMessagesAcknowledged();
-  useTracer(trace.getTracer('catalog-gateway'), EdgeSampling.of(config));
+  useTracer(trace.getTracer('catalog-gateway'), EdgeSampling.of(config), contextManager);
   return () => provider.shutdown();
 }

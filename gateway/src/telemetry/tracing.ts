@@ -1,4 +1,4 @@
-import { context, createContextKey, type Span, type Tracer } from '@opentelemetry/api';
+import { createContextKey, type Context, type ContextManager, type Span, type Tracer } from '@opentelemetry/api';
 import type { EdgeSampling } from './sampling.js';
 
 /**
@@ -8,10 +8,16 @@ import type { EdgeSampling } from './sampling.js';
  */
 let gatewayTracer: Tracer | undefined;
 let edgeSampling: EdgeSampling | undefined;
+/**
+ * The SDK's context manager, asked directly: the API's `context.active()` finds it through a
+ * versioned global on every call, and the hooks here ask on every request, traced or not.
+ */
+let contexts: ContextManager | undefined;
 
-export function useTracer(tracer: Tracer, sampling: EdgeSampling): void {
+export function useTracer(tracer: Tracer, sampling: EdgeSampling, contextManager: ContextManager): void {
   gatewayTracer = tracer;
   edgeSampling = sampling;
+  contexts = contextManager;
 }
 
 /** The tracer, when tracing is on. */
@@ -19,6 +25,9 @@ export const activeTracer = (): Tracer | undefined => gatewayTracer;
 
 /** Which requests are traced, when tracing is on. */
 export const activeSampling = (): EdgeSampling | undefined => edgeSampling;
+
+/** The context the caller runs in, when tracing is on (what `context.active()` returns, found faster). */
+export const activeContext = (): Context | undefined => contexts?.active();
 
 /** Where a traced request's context holds its server span (the trace's root in this process). */
 export const REQUEST_SPAN = createContextKey('catalog-gateway request span');
@@ -29,5 +38,5 @@ export const REQUEST_SPAN = createContextKey('catalog-gateway request span');
  * call: no instrumentation makes spans for them).
  */
 export function requestSpan(): Span | undefined {
-  return gatewayTracer && (context.active().getValue(REQUEST_SPAN) as Span | undefined);
+  return contexts?.active().getValue(REQUEST_SPAN) as Span | undefined;
 }
