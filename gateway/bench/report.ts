@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
-import { CONTROL_TARGETS, VARIANTS, type VariantTarget } from './variants.js';
+import { processTargets, VARIANT_NAMES, VARIANTS, type VariantTarget } from './variants.js';
 import type { LoadResult } from './wrk.js';
 
 export type Workload =
@@ -52,24 +52,25 @@ function measured(found: readonly Cell[]): { rps: number; cpuMicros: number } | 
 
 /**
  * Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both).
- * A baseline of several targets pools them (all must have run): the control's two processes.
+ * Either side may be several targets, pooled (all must have run): a variant's two processes.
  */
 function ratioPair(
   cells: readonly Cell[],
   workload: Workload,
   over: TargetName | readonly TargetName[],
   target: number | null,
-  of: TargetName = 'gateway',
+  of: TargetName | readonly TargetName[] = 'gateway',
 ): Ratio[] {
-  const overNames: readonly TargetName[] = typeof over === 'string' ? [over] : over;
-  const find = (names: readonly TargetName[]) => {
-    const found = cells.filter((cell) => cell.workload === workload && names.includes(cell.target));
-    return found.length === names.length ? measured(found) : undefined;
+  const names = (side: TargetName | readonly TargetName[]): readonly TargetName[] => (typeof side === 'string' ? [side] : side);
+  const find = (side: readonly TargetName[]) => {
+    const found = cells.filter((cell) => cell.workload === workload && side.includes(cell.target));
+    return found.length === side.length ? measured(found) : undefined;
   };
-  const gateway = find([of]);
+  const [ofNames, overNames] = [names(of), names(over)];
+  const gateway = find(ofNames);
   const baseline = find(overNames);
   const both = gateway && baseline;
-  const label = `${workload}: ${of} / ${overNames.join(' + ')}`;
+  const label = `${workload}: ${ofNames.join(' + ')} / ${overNames.join(' + ')}`;
   return [
     { name: `${label}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
     {
@@ -79,6 +80,11 @@ function ratioPair(
     },
   ];
 }
+
+/** The workloads a target ran in. */
+const workloadsOf = (cells: readonly Cell[], target: TargetName): Workload[] => [
+  ...new Set(cells.filter((cell) => cell.target === target).map((cell) => cell.workload)),
+];
 
 export function ratios(cells: readonly Cell[]): Ratio[] {
   return [
@@ -95,16 +101,20 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'REST mix, long tail', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
-    // Present with --variants: a feature on against the control (default settings, two processes
-    // pooled), in the same run; and the control's processes against each other, the run's noise.
-    ...Object.values(VARIANTS)
-      .filter(({ target }) => !CONTROL_TARGETS.includes(target) && cells.some((cell) => cell.target === target))
-      .flatMap(({ target, shares }) =>
-        Object.entries(shares).flatMap(([workload, share]) => ratioPair(cells, workload as Workload, CONTROL_TARGETS, share, target)),
+    // Present with --variants: a feature on against the control (default settings), each side's
+    // two processes pooled, in the same run; and each side's processes against each other: two
+    // identical gateways, the run's noise.
+    ...VARIANT_NAMES.flatMap((name) =>
+      Object.entries(VARIANTS[name].shares).flatMap(([workload, share]) =>
+        workloadsOf(cells, processTargets(name)[0]).includes(workload as Workload)
+          ? ratioPair(cells, workload as Workload, processTargets('control'), share, processTargets(name))
+          : [],
       ),
-    ...[...new Set(cells.filter((cell) => cell.target === VARIANTS.twin.target).map((cell) => cell.workload))].flatMap((workload) =>
-      ratioPair(cells, workload, VARIANTS.control.target, null, VARIANTS.twin.target),
     ),
+    ...(['control', ...VARIANT_NAMES] as const).flatMap((name) => {
+      const [first, twin] = processTargets(name);
+      return workloadsOf(cells, twin).flatMap((workload) => ratioPair(cells, workload, first, null, twin));
+    }),
   ];
 }
 

@@ -39,11 +39,10 @@ import {
   type ReplicaReadCounts,
 } from './variant-evidence.js';
 import {
-  CONTROL_NAMES,
   neededBackends,
+  processTargets,
   variantJoins,
   VARIANTS,
-  type ControlName,
   type VariantBackends,
   type VariantName,
   type VariantTarget,
@@ -55,7 +54,7 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 /** Distinct requests in a cold plan: more than a target serves in one cell, so ids never repeat. */
 const COLD_PLAN_SIZE = 200_000;
 const HOT_PLAN_SIZE = 100_000;
-/** The baseline gateway's Redis database: past those the variants may take (1 + two controls + one per variant). */
+/** The baseline gateway's Redis database: past those the variants' processes may take (two for the control, two per variant). */
 const BASELINE_REDIS_DATABASE = 15;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
@@ -136,23 +135,25 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
-  // --variants: a gateway per feature switched on, and the control's two, each on a Redis database of its own.
-  const variants: Array<{ name: VariantName | ControlName; target: VariantTarget; server: GatewayProcess }> = [];
-  for (const [index, name] of (options.variants.length > 0 ? ([...CONTROL_NAMES, ...options.variants] as const) : []).entries()) {
-    const { target, env } = VARIANTS[name];
+  // --variants: two gateways per feature switched on and two for the control, each on a Redis database of its own.
+  const variants: Array<{ name: VariantName | 'control'; target: VariantTarget; server: GatewayProcess }> = [];
+  const variantProcesses = (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).flatMap((name) =>
+    processTargets(name).map((target, copy) => ({ name, target, process: copy === 0 ? name : `${name}-twin` })),
+  );
+  for (const [index, { name, target, process }] of variantProcesses.entries()) {
     const server = await startGateway({
       databaseUrl: dataset.databaseUrl,
       redisUrl: `${redis.url}/${index + 1}`,
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
-      name: `gateway-${name}`,
-      env: env(backends),
-      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', name) : undefined,
+      name: `gateway-${process}`,
+      env: VARIANTS[name].env(backends),
+      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', process) : undefined,
     });
     cleanups.push(() => server.stop());
     if (name === 'replica') {
       await waitForReplicaInRotation(server);
-      replicaLease = sampleLease(server);
+      replicaLease ??= sampleLease(server);
     }
     variants.push({ name, target, server });
     log(`${target} ready at ${server.baseUrl}`);
@@ -358,17 +359,22 @@ try {
     }
   }
   // The measurements stand without this evidence: its failure is reported with them, and fails the run after.
-  for (const { name, server } of variants) {
+  const evidence = async (name: VariantName, gather: (servers: GatewayProcess[]) => Promise<void>) => {
+    const servers = variants.filter((variant) => variant.name === name).map(({ server }) => server);
+    if (servers.length === 0) return;
     try {
-      if (name === 'replica') {
-        replicaReads = await readReplicaReadCounts(server);
-        replicaLeaseRecord = await replicaLease!.stop();
-      }
-      if (name === 'tracing') traced = await tracedShare(server, jaeger!.queryUrl, runStartedMs);
+      await gather(servers);
     } catch (error) {
       evidenceFailures.push(`${name}: ${(error as Error).message}`);
     }
-  }
+  };
+  await evidence('replica', async ([first]) => {
+    replicaReads = await readReplicaReadCounts(first!);
+    replicaLeaseRecord = await replicaLease!.stop();
+  });
+  await evidence('tracing', async (servers) => {
+    traced = await tracedShare(servers, jaeger!.queryUrl, runStartedMs);
+  });
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }
@@ -400,7 +406,7 @@ const storefrontNote = storefrontDeepPage
     `each side reaching the deep page by its own after-cursor; "gateway" runs with its response cache off (a second process), "gateway, cache on" is the deployed default, for information.`
   : '';
 const replicaNote = replicaReads
-  ? `Reads on a replica (its gateway's metrics over the run): statements by target ${JSON.stringify(replicaReads.statements)}, ` +
+  ? `Reads on a replica (its first gateway's metrics over the run): statements by target ${JSON.stringify(replicaReads.statements)}, ` +
     `reads sent to the primary instead, by reason ${JSON.stringify(replicaReads.fallbacks)}.` +
     (replicaLeaseRecord
       ? ` Its coherence lease (without it reads go to the primary, uncounted) was found lapsed in ${replicaLeaseRecord.lapsed} ` +
@@ -409,7 +415,7 @@ const replicaNote = replicaReads
       : '')
   : '';
 const tracingNote = traced
-  ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its gateway answered ` +
+  ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its two gateways answered ` +
     `(${((100 * traced.traces) / Math.max(1, traced.requests)).toFixed(2)} %).`
   : '';
 const cacheNote = [

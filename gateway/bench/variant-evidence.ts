@@ -45,13 +45,14 @@ export async function readReplicaReadCounts(gateway: HasMetricsUrl): Promise<Rep
   };
 }
 
-/** How many requests the gateway answered, and how many of their traces Jaeger holds. */
+/** How many requests the gateways answered, and how many of their traces Jaeger holds (they are its only source). */
 export async function tracedShare(
-  gateway: HasMetricsUrl,
+  gateways: readonly HasMetricsUrl[],
   jaegerQueryUrl: string,
   sinceMs: number,
 ): Promise<{ requests: number; traces: number }> {
-  const requests = total(await samples(gateway, 'catalog_http_requests_total'));
+  let requests = 0;
+  for (const gateway of gateways) requests += total(await samples(gateway, 'catalog_http_requests_total'));
   const query = new URLSearchParams({
     service: 'catalog-gateway',
     start: String(sinceMs * 1_000),

@@ -21,18 +21,18 @@ interface Variant {
 
 /**
  * Gateway settings measured against the defaults in the same run (`--variants`): what a feature
- * costs when it is on. Each variant runs as a gateway process of its own, and so does the control
- * with the default settings, started and warmed the same way: the default gateway of the run also
- * feeds the bare server's recordings, which leaves it in another state than a gateway that only
- * served the benchmark. The control is two processes, pooled: two identical gateways land several
- * percent apart in one run (JIT decisions, the machine's other work during their rounds), and
- * their ratio is printed as the run's noise. Each has its own Redis database (none finds another's
- * cached answers) and joins the workloads its `shares` name (cold ones with ids of its own); the
- * control's processes join every workload a variant of the run joins.
+ * costs when it is on. The control has the default settings; it and each variant run as two
+ * gateway processes (`processTargets`), started and warmed the same way, and a share pools each
+ * side's two (their requests over their time): two identical gateways land several percent apart
+ * in one run (JIT decisions, the machine's other work during their rounds), and one process per
+ * side would put all of that on the share. The run's first gateway is none of them: it also feeds
+ * the bare server's recordings, which leaves it in another state than a gateway that only served
+ * the benchmark. Each process has its own Redis database (none finds another's cached answers)
+ * and joins the workloads its variant's `shares` name (cold ones with ids of its own); the
+ * control's join every workload a variant of the run joins.
  */
 export const VARIANTS = {
   control: { target: 'gateway (control)', shares: {}, needs: [], env: () => ({}) },
-  twin: { target: 'gateway (control twin)', shares: {}, needs: [], env: () => ({}) },
   limits: {
     target: 'gateway, limits on',
     shares: { 'GraphQL product page, cold': 0.95, 'REST mix, hot': 0.9 },
@@ -63,18 +63,20 @@ export const VARIANTS = {
   },
 } as const satisfies Record<string, Variant>;
 
-/** The control's two processes, started before the run's variants. */
-export const CONTROL_NAMES = ['control', 'twin'] as const;
-export type ControlName = (typeof CONTROL_NAMES)[number];
-export type VariantName = Exclude<keyof typeof VARIANTS, ControlName>;
-export type VariantTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
-const isControl = (name: string): name is ControlName => (CONTROL_NAMES as readonly string[]).includes(name);
-export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => !isControl(name)) as VariantName[];
-export const CONTROL_TARGETS: readonly VariantTarget[] = CONTROL_NAMES.map((name) => VARIANTS[name].target);
+export type VariantName = Exclude<keyof typeof VARIANTS, 'control'>;
+export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => name !== 'control') as VariantName[];
+type FirstProcessTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
+export type VariantTarget = FirstProcessTarget | `${FirstProcessTarget} (twin)`;
 
-/** Whether a variant (a control process: any variant of the run) joins `workload`. */
-export function variantJoins(name: VariantName | ControlName, workload: Workload, runVariants: readonly VariantName[]): boolean {
-  if (isControl(name)) return runVariants.some((variant) => variantJoins(variant, workload, runVariants));
+/** The targets of a variant's (or the control's) two processes, as the report names them. */
+export const processTargets = (name: VariantName | 'control'): readonly [VariantTarget, VariantTarget] => [
+  VARIANTS[name].target,
+  `${VARIANTS[name].target} (twin)`,
+];
+
+/** Whether a variant (the control: any variant of the run) joins `workload`. */
+export function variantJoins(name: VariantName | 'control', workload: Workload, runVariants: readonly VariantName[]): boolean {
+  if (name === 'control') return runVariants.some((variant) => variantJoins(variant, workload, runVariants));
   return workload in VARIANTS[name].shares;
 }
 

@@ -44,7 +44,7 @@ test('any error of the gateway or the bare server fails the run, timeouts includ
   );
 });
 
-test("a variant's share is against the control's two processes pooled, and their ratio is the run's noise", () => {
+test("a variant's share pools its two processes against the control's two, and each pair's ratio is the run's noise", () => {
   const measuredCell = (target: TargetName, requests: number, cpu: number): Cell => ({
     ...cell(target, {}),
     workload: 'REST mix, hot',
@@ -53,18 +53,19 @@ test("a variant's share is against the control's two processes pooled, and their
     rps: requests / 10,
     cpuMicrosPerRequest: { server: cpu, postgres: 0, redis: 0 },
   });
-  const shown = ratios([
-    measuredCell('gateway (control)', 1000, 80),
-    measuredCell('gateway (control twin)', 800, 100),
-    measuredCell('gateway, tracing 1 %', 810, 90),
-  ]);
+  const control = [measuredCell('gateway (control)', 1000, 80), measuredCell('gateway (control) (twin)', 800, 100)];
+  const tracing = [measuredCell('gateway, tracing 1 %', 810, 90), measuredCell('gateway, tracing 1 % (twin)', 990, 70)];
+  const shown = ratios([...control, ...tracing]);
   const value = (name: string) => shown.find((ratio) => ratio.name === name)?.value;
-  // Pooled: 1,800 requests in 20 s; (1000 × 80 + 800 × 100) / 1,800 µs per request.
-  const pooled = 'REST mix, hot: gateway, tracing 1 % / gateway (control) + gateway (control twin)';
-  assert.equal(value(`${pooled}, RPS`), 81 / 90);
-  assert.equal(value(`${pooled}, requests per CPU-second (target + Postgres + Redis)`), 160_000 / 1800 / 90);
-  assert.equal(value('REST mix, hot: gateway (control twin) / gateway (control), RPS'), 0.8);
-  // A variant without both control processes beside it has no share.
-  const alone = ratios([measuredCell('gateway (control)', 1000, 80), measuredCell('gateway, tracing 1 %', 810, 90)]);
+  // Pooled: 1,800 requests in 20 s on each side; (1000 × 80 + 800 × 100) / 1,800 and (810 × 90 + 990 × 70) / 1,800 µs per request.
+  const pooled = 'REST mix, hot: gateway, tracing 1 % + gateway, tracing 1 % (twin) / gateway (control) + gateway (control) (twin)';
+  assert.equal(value(`${pooled}, RPS`), 1);
+  assert.equal(value(`${pooled}, requests per CPU-second (target + Postgres + Redis)`), 160_000 / 1800 / (142_200 / 1800));
+  assert.equal(shown.find((ratio) => ratio.name === `${pooled}, RPS`)?.target, 0.9);
+  assert.equal(value('REST mix, hot: gateway (control) (twin) / gateway (control), RPS'), 0.8);
+  assert.equal(value('REST mix, hot: gateway, tracing 1 % (twin) / gateway, tracing 1 %, RPS'), 990 / 810);
+  // A side missing one of its processes has no share.
+  const alone = ratios([...control, tracing[0]!]);
   assert.equal(alone.find((ratio) => ratio.name === `${pooled}, RPS`)?.value, null);
+  assert.equal(ratios([control[0]!, ...tracing]).find((ratio) => ratio.name === `${pooled}, RPS`)?.value, null);
 });
