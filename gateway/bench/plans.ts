@@ -17,6 +17,9 @@ export interface IdRange {
   max: number;
 }
 
+/** How many products the catalog holds: a cold plan longer than that repeats ids. */
+export const catalogSize = (ids: IdRange): number => ids.max - ids.min + 1;
+
 const LIST_PAGE_SIZE = 5;
 type RestRoute = 'product' | 'styles' | 'related' | 'list';
 /** Share of each legacy REST route in a mix. */
@@ -60,18 +63,35 @@ function restPlan(size: number, random: Random, productId: () => number, page: (
   return Array.from({ length: size }, () => restRequest(pickRoute(random, mix), productId(), page()));
 }
 
-const lastListPage = (ids: IdRange) => Math.max(1, Math.floor((ids.max - ids.min + 1) / LIST_PAGE_SIZE));
+const lastListPage = (ids: IdRange) => Math.max(1, Math.floor(catalogSize(ids) / LIST_PAGE_SIZE));
 
-/** REST mix over uniformly random ids and pages of the whole catalog: every response cache misses. */
+/**
+ * Product ids in a seeded random order, none repeated before every id of the catalog has come (a
+ * Fisher–Yates shuffle of its range, dealt again once used up): the ids of a cold plan, where a
+ * repeated id would be a cache hit. Drawn with replacement instead, a plan half the catalog's
+ * size repeats a fifth of its ids, and a target that served more in its earlier rounds finds more
+ * of its later ones cached.
+ */
+function shuffledIds(ids: IdRange, random: Random): () => number {
+  const order = Int32Array.from({ length: catalogSize(ids) }, (_, index) => ids.min + index);
+  let dealt = order.length;
+  return () => {
+    if (dealt === order.length) {
+      for (let last = order.length - 1; last > 0; last -= 1) {
+        const pick = Math.floor(random() * (last + 1));
+        [order[last], order[pick]] = [order[pick]!, order[last]!];
+      }
+      dealt = 0;
+    }
+    return order[dealt++]!;
+  };
+}
+
+/** REST mix over random ids (none repeated within the catalog's size) and uniformly random pages: every response cache misses. */
 export function coldRestPlan(ids: IdRange, size: number, seed: number): PlannedRequest[] {
   const random = seededRandom(seed);
   const lastPage = lastListPage(ids);
-  return restPlan(
-    size,
-    random,
-    () => uniformInt(random, ids.min, ids.max),
-    () => uniformInt(random, 1, lastPage),
-  );
+  return restPlan(size, random, shuffledIds(ids, random), () => uniformInt(random, 1, lastPage));
 }
 
 export interface HotSpot {
@@ -104,21 +124,16 @@ export interface LongTail {
  */
 export function longTailRestPlan(ids: IdRange, size: number, seed: number, longTail: LongTail): PlannedRequest[] {
   const random = seededRandom(seed);
-  const catalogSize = ids.max - ids.min + 1;
-  const productRank = zipfSampler(Math.min(longTail.ranks, catalogSize), longTail.exponent, random);
-  const spread = scatterRanks(catalogSize);
+  const productRank = zipfSampler(Math.min(longTail.ranks, catalogSize(ids)), longTail.exponent, random);
+  const spread = scatterRanks(catalogSize(ids));
   const pageRank = zipfSampler(lastListPage(ids), longTail.exponent, random);
   return restPlan(size, random, () => ids.min - 1 + spread(productRank()), pageRank, LONG_TAIL_MIX);
 }
 
-/** The product-page GraphQL query for uniformly random products. */
+/** The product-page GraphQL query for random products, none repeated within the catalog's size. */
 export function coldGraphqlPlan(dialect: GraphqlDialect, ids: IdRange, size: number, seed: number): PlannedRequest[] {
-  const random = seededRandom(seed);
-  return Array.from({ length: size }, () => ({
-    method: 'POST',
-    path: '/graphql',
-    body: productPageBody(dialect, uniformInt(random, ids.min, ids.max)),
-  }));
+  const productId = shuffledIds(ids, seededRandom(seed));
+  return Array.from({ length: size }, () => ({ method: 'POST', path: '/graphql', body: productPageBody(dialect, productId()) }));
 }
 
 export async function writePlan(file: string, plan: readonly PlannedRequest[]): Promise<void> {

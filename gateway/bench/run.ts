@@ -18,7 +18,7 @@ import { findPid } from './cpu-usage.js';
 import { openBenchDataset, openBenchReplica } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
-import { coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
+import { catalogSize, coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
 import { nodeMemory, residentMemory, type NodeMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
 import { compareTargets, type Contender, type PlanFile } from './compare.js';
@@ -51,8 +51,13 @@ import {
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 const LOG_DIR = join(RESULTS_DIR, 'logs');
 const PLAN_DIR = join(RESULTS_DIR, 'plans');
-/** Distinct requests in a cold plan: more than a target serves in one cell, so ids never repeat. */
-const COLD_PLAN_SIZE = 200_000;
+/**
+ * Requests in a target's cold plan, its warm-up's first: more than a target serves in one cell,
+ * so no id repeats where the catalog has that many products (a smaller one gets a plan of its
+ * size, and a round that serves past its slice is reported as wrapped).
+ */
+const COLD_PLAN_SIZE = 400_000;
+const COLD_WARMUP_SHARE = 0.25;
 const HOT_PLAN_SIZE = 100_000;
 /** The baseline gateway's Redis database: past those the variants' processes may take (two for the control, two per variant). */
 const BASELINE_REDIS_DATABASE = 15;
@@ -177,6 +182,15 @@ try {
       ),
     );
   };
+  const coldPlanSize = Math.min(COLD_PLAN_SIZE, catalogSize(productIds));
+  /** A cold plan's warm-up and rounds, cut from one plan: no round repeats an id the warm-up asked for. */
+  const coldPlans = async (name: string, requests: PlannedRequest[]) => {
+    const warmupSize = Math.round(requests.length * COLD_WARMUP_SHARE);
+    return {
+      warmup: await plan(`${name}-warmup`, requests.slice(0, warmupSize)),
+      rounds: await roundsOf(name, requests.slice(warmupSize)),
+    };
+  };
   const compare = async (workload: Workload, contenders: Contender[]) => {
     cells.push(
       ...(await compareTargets(workload, contenders, {
@@ -225,8 +239,7 @@ try {
       return {
         target,
         server,
-        warmup: await plan(`graphql-warmup-${file}`, coldGraphqlPlan(dialect, productIds, COLD_PLAN_SIZE, planSeed + 100)),
-        rounds: await roundsOf(`graphql-cold-${file}`, coldGraphqlPlan(dialect, productIds, COLD_PLAN_SIZE, planSeed)),
+        ...(await coldPlans(`graphql-cold-${file}`, coldGraphqlPlan(dialect, productIds, coldPlanSize, planSeed))),
         cold: true,
       };
     };
@@ -295,8 +308,7 @@ try {
         {
           target: 'gateway',
           server: gateway,
-          warmup: await plan('rest-cold-warmup', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 103)),
-          rounds: await roundsOf('rest-cold', coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 3)),
+          ...(await coldPlans('rest-cold', coldRestPlan(productIds, coldPlanSize, seed + 3))),
           cold: true,
         },
         { target: 'bare node:http', server: bare!, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
@@ -304,8 +316,7 @@ try {
           variantsIn('REST mix, cold').map(async ({ target, server }, index) => ({
             target,
             server,
-            warmup: await plan(`rest-cold-warmup-${index}`, coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 120 + index)),
-            rounds: await roundsOf(`rest-cold-${index}`, coldRestPlan(productIds, COLD_PLAN_SIZE, seed + 20 + index)),
+            ...(await coldPlans(`rest-cold-${index}`, coldRestPlan(productIds, coldPlanSize, seed + 20 + index))),
             cold: true,
           })),
         )),
