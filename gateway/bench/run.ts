@@ -143,17 +143,17 @@ try {
   // --variants: two gateways per feature switched on and two for the control, each on a Redis database of its own.
   const variants: Array<{ name: VariantName | 'control'; target: VariantTarget; server: GatewayProcess }> = [];
   const variantProcesses = (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).flatMap((name) =>
-    processTargets(name).map((target, copy) => ({ name, target, process: copy === 0 ? name : `${name}-twin` })),
+    processTargets(name).map((target, copy) => ({ name, target, processName: copy === 0 ? name : `${name}-twin` })),
   );
-  for (const [index, { name, target, process }] of variantProcesses.entries()) {
+  for (const [index, { name, target, processName }] of variantProcesses.entries()) {
     const server = await startGateway({
       databaseUrl: dataset.databaseUrl,
       redisUrl: `${redis.url}/${index + 1}`,
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
-      name: `gateway-${process}`,
+      name: `gateway-${processName}`,
       env: VARIANTS[name].env(backends),
-      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', process) : undefined,
+      cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', processName) : undefined,
     });
     cleanups.push(() => server.stop());
     if (name === 'replica') {
