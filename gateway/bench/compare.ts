@@ -17,6 +17,8 @@ export interface Contender {
   /** One plan per round: disjoint slices for cold workloads, so no id is asked for twice. */
   rounds: PlanFile[];
   cold: boolean;
+  /** Its measured time, when not the run's `--duration`: a variant's process measures its share of its side's. */
+  durationSeconds?: number;
 }
 
 export interface CompareSettings {
@@ -57,7 +59,8 @@ const median = (values: number[]) => {
  */
 export async function compareTargets(workload: Workload, contenders: Contender[], settings: CompareSettings): Promise<Cell[]> {
   const roundCount = contenders[0]!.rounds.length;
-  const roundSeconds = Math.max(1, Math.round(settings.load.durationSeconds / roundCount));
+  const roundSeconds = (contender: Contender) =>
+    Math.max(1, Math.round((contender.durationSeconds ?? settings.load.durationSeconds) / roundCount));
   for (const contender of contenders) {
     settings.log(`${workload} × ${contender.target}: warm-up ${settings.warmupSeconds} s`);
     contender.server.assertAlive();
@@ -77,7 +80,7 @@ export async function compareTargets(workload: Workload, contenders: Contender[]
       if (waitedMs > 0) settings.log(`${workload} × ${contender.target}: waited ${waitedMs} ms for an earlier target's queries`);
       const machineLoad = loadavg()[0]!;
       const before = cpuNow(contender.server);
-      const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds });
+      const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds(contender) });
       const after = cpuNow(contender.server);
       contender.server.assertAlive();
       results.get(contender)!.push({

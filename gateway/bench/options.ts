@@ -24,12 +24,18 @@ export interface BenchOptions {
   baselineCheckout: string | undefined;
   /** Gateways with a feature on (variants.ts), each joining the workloads it names, beside a control. */
   variants: readonly VariantName[];
+  /**
+   * Gateway processes per variant and for the control, their share of a workload's measured time
+   * split among them: a variant's share averages over that many processes' luck.
+   */
+  processes: number;
 }
 
 const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--duration SECONDS] [--rounds N] [--warmup SECONDS]
                                 [--connections N] [--threads N] [--gateway-log-level LEVEL]
                                 [--long-tail-ranks N] [--profile-gateway] [--workloads page,cold,hot,longtail,storefront]
-                                [--accept-encoding VALUE] [--baseline-checkout DIR] [--variants ${VARIANT_NAMES.join(',')}]`;
+                                [--accept-encoding VALUE] [--baseline-checkout DIR] [--variants ${VARIANT_NAMES.join(',')}]
+                                [--processes N]`;
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value);
@@ -55,6 +61,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       'accept-encoding': { type: 'string' },
       'baseline-checkout': { type: 'string' },
       variants: { type: 'string', default: '' },
+      processes: { type: 'string', default: '4' },
     },
     strict: true,
   });
@@ -76,6 +83,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     workloads: workloadSet(values.workloads),
     baselineCheckout: values['baseline-checkout'],
     variants: variantList(values.variants),
+    processes: positiveInteger('processes', values.processes),
   };
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
-import { processTargets, VARIANT_NAMES, VARIANTS, type VariantTarget } from './variants.js';
+import { processTargets, sideOf, VARIANT_NAMES, VARIANTS, type VariantName, type VariantTarget } from './variants.js';
 import type { LoadResult } from './wrk.js';
 
 export type Workload =
@@ -50,9 +50,14 @@ function measured(found: readonly Cell[]): { rps: number; cpuMicros: number } | 
   };
 }
 
+/** How a ratio names one side: the target, or a variant's processes pooled. */
+function sideLabel(side: readonly TargetName[]): string {
+  return side.length === 1 ? side[0]! : `${side[0]!} (${side.length} processes pooled)`;
+}
+
 /**
  * Gateway relative to a baseline, by throughput and by CPU efficiency (higher is better for both).
- * Either side may be several targets, pooled (all must have run): a variant's two processes.
+ * Either side may be several targets, pooled (all must have run): a variant's processes.
  */
 function ratioPair(
   cells: readonly Cell[],
@@ -70,13 +75,39 @@ function ratioPair(
   const gateway = find(ofNames);
   const baseline = find(overNames);
   const both = gateway && baseline;
-  const label = `${workload}: ${ofNames.join(' + ')} / ${overNames.join(' + ')}`;
+  const label = `${workload}: ${sideLabel(ofNames)} / ${sideLabel(overNames)}`;
   return [
     { name: `${label}, RPS`, value: both ? gateway.rps / baseline.rps : null, target },
     {
       name: `${label}, requests per CPU-second (target + Postgres + Redis)`,
       value: both ? baseline.cpuMicros / gateway.cpuMicros : null,
       target,
+    },
+  ];
+}
+
+/** The processes of a variant (or of the control) in a workload: as many as the most either side ran. */
+function sideTargets(cells: readonly Cell[], workload: Workload, name: VariantName | 'control', other: VariantName | 'control') {
+  const ran = (side: VariantName | 'control') => cells.filter((cell) => cell.workload === workload && sideOf(cell.target) === side).length;
+  return processTargets(name, Math.max(ran(name), ran(other)));
+}
+
+/**
+ * The slowest of a side's processes over the fastest, by RPS and by CPU efficiency: identical
+ * gateways' spread, the noise a share is read against.
+ */
+function processSpread(cells: readonly Cell[], workload: Workload, name: VariantName | 'control'): Ratio[] {
+  const side = cells.filter((cell) => cell.workload === workload && sideOf(cell.target) === name).map((cell) => measured([cell])!);
+  if (side.length < 2) return [];
+  const label = `${workload}: ${VARIANTS[name].target}, its ${side.length} processes, slowest / fastest`;
+  const rps = side.map((process) => process.rps);
+  const efficiency = side.map((process) => 1 / process.cpuMicros);
+  return [
+    { name: `${label}, RPS`, value: Math.min(...rps) / Math.max(...rps), target: null },
+    {
+      name: `${label}, requests per CPU-second (target + Postgres + Redis)`,
+      value: Math.min(...efficiency) / Math.max(...efficiency),
+      target: null,
     },
   ];
 }
@@ -102,19 +133,24 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront deep category page by price', 'gateway (baseline)', null),
     // Present with --variants: a feature on against the control (default settings), each side's
-    // two processes pooled, in the same run; and each side's processes against each other: two
-    // identical gateways, the run's noise.
+    // processes pooled, in the same run; and the spread of each side's processes: identical
+    // gateways, the run's noise.
     ...VARIANT_NAMES.flatMap((name) =>
-      Object.entries(VARIANTS[name].shares).flatMap(([workload, share]) =>
-        workloadsOf(cells, processTargets(name)[0]).includes(workload as Workload)
-          ? ratioPair(cells, workload as Workload, processTargets('control'), share, processTargets(name))
-          : [],
-      ),
+      Object.entries(VARIANTS[name].shares).flatMap(([key, share]) => {
+        const workload = key as Workload;
+        if (!workloadsOf(cells, VARIANTS[name].target).includes(workload)) return [];
+        return ratioPair(
+          cells,
+          workload,
+          sideTargets(cells, workload, 'control', name),
+          share,
+          sideTargets(cells, workload, name, 'control'),
+        );
+      }),
     ),
-    ...(['control', ...VARIANT_NAMES] as const).flatMap((name) => {
-      const [first, twin] = processTargets(name);
-      return workloadsOf(cells, twin).flatMap((workload) => ratioPair(cells, workload, first, null, twin));
-    }),
+    ...(['control', ...VARIANT_NAMES] as const).flatMap((name) =>
+      workloadsOf(cells, VARIANTS[name].target).flatMap((workload) => processSpread(cells, workload, name)),
+    ),
   ];
 }
 

@@ -59,8 +59,8 @@ const PLAN_DIR = join(RESULTS_DIR, 'plans');
 const COLD_PLAN_SIZE = 400_000;
 const COLD_WARMUP_SHARE = 0.25;
 const HOT_PLAN_SIZE = 100_000;
-/** The baseline gateway's Redis database: past those the variants' processes may take (two for the control, two per variant). */
-const BASELINE_REDIS_DATABASE = 15;
+/** The baseline gateway's Redis database; the variants' processes take 1, 2 … (the first gateway 0). */
+const BASELINE_REDIS_DATABASE = 1;
 const HOT_SPOT = { population: 10_000, exponent: 1 };
 const LONG_TAIL_EXPONENT = 1.1;
 /**
@@ -129,7 +129,15 @@ try {
     },
   };
 
-  const redis = await startRedis();
+  // Interleaved (the control's first, each variant's first, the control's second …): their rounds
+  // follow this order, so a slow spell of the machine falls on every side alike.
+  const sides = options.variants.length > 0 ? (['control', ...options.variants] as const) : [];
+  const variantProcesses = Array.from({ length: options.processes }, (_, copy) =>
+    sides.map((name) => ({ name, target: processTargets(name, copy + 1)[copy]!, processName: `${name}-${copy + 1}` })),
+  ).flat();
+  // A Redis database for each gateway: the first's, the baseline's, then the variants' processes'.
+  const firstVariantDatabase = BASELINE_REDIS_DATABASE + 1;
+  const redis = await startRedis({ databases: firstVariantDatabase + variantProcesses.length });
   cleanups.push(() => redis.stop());
   const gateway = await startGateway({
     databaseUrl: dataset.databaseUrl,
@@ -140,15 +148,12 @@ try {
   });
   cleanups.push(() => gateway.stop());
   log(`gateway ready at ${gateway.baseUrl}`);
-  // --variants: two gateways per feature switched on and two for the control, each on a Redis database of its own.
+  // --variants: --processes gateways per feature switched on and as many for the control, each on a Redis database of its own.
   const variants: Array<{ name: VariantName | 'control'; target: VariantTarget; server: GatewayProcess }> = [];
-  const variantProcesses = (options.variants.length > 0 ? (['control', ...options.variants] as const) : []).flatMap((name) =>
-    processTargets(name).map((target, copy) => ({ name, target, processName: copy === 0 ? name : `${name}-twin` })),
-  );
   for (const [index, { name, target, processName }] of variantProcesses.entries()) {
     const server = await startGateway({
       databaseUrl: dataset.databaseUrl,
-      redisUrl: `${redis.url}/${index + 1}`,
+      redisUrl: `${redis.url}/${firstVariantDatabase + index}`,
       logLevel: options.gatewayLogLevel,
       logDir: LOG_DIR,
       name: `gateway-${processName}`,
@@ -183,6 +188,10 @@ try {
     );
   };
   const coldPlanSize = Math.min(COLD_PLAN_SIZE, catalogSize(productIds));
+  // A variant's process measures its share of its side's time (--duration over --processes), and
+  // its cold plan is as much shorter.
+  const variantSeconds = options.load.durationSeconds / options.processes;
+  const variantColdPlanSize = Math.ceil(coldPlanSize / options.processes);
   /** A cold plan's warm-up and rounds, cut from one plan: no round repeats an id the warm-up asked for. */
   const coldPlans = async (name: string, requests: PlannedRequest[]) => {
     const warmupSize = Math.round(requests.length * COLD_WARMUP_SHARE);
@@ -234,13 +243,21 @@ try {
     cleanups.push(() => postgraphile.stop());
     log(`postgraphile ready at ${postgraphile.baseUrl}`);
     await assertSameProductPage(gateway, postgraphile, productIds.min);
-    const graphqlContender = async (target: Contender['target'], dialect: GraphqlDialect, server: ServerProcess, planSeed: number) => {
+    const graphqlContender = async (
+      target: Contender['target'],
+      dialect: GraphqlDialect,
+      server: ServerProcess,
+      planSeed: number,
+      variant = false,
+    ): Promise<Contender> => {
       const file = target.replaceAll(/\W+/g, '-');
+      const planSize = variant ? variantColdPlanSize : coldPlanSize;
       return {
         target,
         server,
-        ...(await coldPlans(`graphql-cold-${file}`, coldGraphqlPlan(dialect, productIds, coldPlanSize, planSeed))),
+        ...(await coldPlans(`graphql-cold-${file}`, coldGraphqlPlan(dialect, productIds, planSize, planSeed))),
         cold: true,
+        ...(variant ? { durationSeconds: variantSeconds } : {}),
       };
     };
     await compare('GraphQL product page, cold', [
@@ -248,7 +265,7 @@ try {
       await graphqlContender('postgraphile', 'postgraphile', postgraphile, seed + 2),
       ...(await Promise.all(
         variantsIn('GraphQL product page, cold').map(({ target, server }, index) =>
-          graphqlContender(target, 'gateway', server, seed + 10 + index),
+          graphqlContender(target, 'gateway', server, seed + 10 + index, true),
         ),
       )),
     ]);
@@ -316,8 +333,9 @@ try {
           variantsIn('REST mix, cold').map(async ({ target, server }, index) => ({
             target,
             server,
-            ...(await coldPlans(`rest-cold-${index}`, coldRestPlan(productIds, coldPlanSize, seed + 20 + index))),
+            ...(await coldPlans(`rest-cold-${index}`, coldRestPlan(productIds, variantColdPlanSize, seed + 20 + index))),
             cold: true,
+            durationSeconds: variantSeconds,
           })),
         )),
       ]);
@@ -338,7 +356,14 @@ try {
         { target: 'gateway', server: gateway, warmup: restHot, rounds: hotRounds, cold: false },
         { target: 'bare node:http', server: bare!, warmup: restHot, rounds: hotRounds, cold: false },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: restHot, rounds: hotRounds, cold: false }] : []),
-        ...hotVariants.map(({ target, server }) => ({ target, server, warmup: restHot, rounds: hotRounds, cold: false })),
+        ...hotVariants.map(({ target, server }) => ({
+          target,
+          server,
+          warmup: restHot,
+          rounds: hotRounds,
+          cold: false,
+          durationSeconds: variantSeconds,
+        })),
       ]);
       hotCache = cacheShare(lookupsBeforeHot, await readCacheLookups(gateway));
     }
@@ -401,7 +426,11 @@ const setup =
   `Gateway at ${gatewayRevision()}: pool ${gatewayConfig.DB_POOL_MAX}, cache TTL ${gatewayConfig.CACHE_TTL_SECONDS} s, ` +
   `in-process LRU ${gatewayConfig.CACHE_MAX_ENTRIES} entries / ${gatewayConfig.CACHE_MAX_BYTES / 1024 ** 2} MiB, Redis, LOG_LEVEL=${options.gatewayLogLevel}. ` +
   `Every target on the image's Node (${IMAGE_NODE_VERSION}). PostGraphile 5 (amber preset, pool 20). Hot mix: Zipf(s=${HOT_SPOT.exponent}) over ${HOT_SPOT.population} products. ` +
-  `Long-tail mix: Zipf(s=${LONG_TAIL_EXPONENT}) over ${Math.min(options.longTailRanks, options.products)} products spread across the catalog, list pages Zipf too.`;
+  `Long-tail mix: Zipf(s=${LONG_TAIL_EXPONENT}) over ${Math.min(options.longTailRanks, options.products)} products spread across the catalog, list pages Zipf too.` +
+  (options.variants.length > 0
+    ? ` Variants (${options.variants.join(', ')}) and the control: ${options.processes} gateway processes each, ` +
+      `each measured for ${options.load.durationSeconds} / ${options.processes} s of its side's ${options.load.durationSeconds} s (rounds of whole seconds).`
+    : '');
 const describeCache = (workload: string, share: CacheShare | undefined) =>
   share
     ? `Gateway cache during the ${workload} (its metrics): in-process cache hits ${(100 * share.memoryHitRatio).toFixed(1)}%, ` +
@@ -426,7 +455,7 @@ const replicaNote = replicaReads
       : '')
   : '';
 const tracingNote = traced
-  ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its two gateways answered ` +
+  ? `Tracing at 1 %: Jaeger holds ${traced.traces} traces of the ${traced.requests} requests its ${options.processes} gateways answered ` +
     `(${((100 * traced.traces) / Math.max(1, traced.requests)).toFixed(2)} %).`
   : '';
 const cacheNote = [

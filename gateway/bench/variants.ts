@@ -21,15 +21,16 @@ interface Variant {
 
 /**
  * Gateway settings measured against the defaults in the same run (`--variants`): what a feature
- * costs when it is on. The control has the default settings; it and each variant run as two
- * gateway processes (`processTargets`), started and warmed the same way, and a share pools each
- * side's two (their requests over their time): two identical gateways land several percent apart
- * in one run (JIT decisions, the machine's other work during their rounds), and one process per
- * side would put all of that on the share. The run's first gateway is none of them: it also feeds
- * the bare server's recordings, which leaves it in another state than a gateway that only served
- * the benchmark. Each process has its own Redis database (none finds another's cached answers)
- * and joins the workloads its variant's `shares` name (cold ones with ids of its own); the
- * control's join every workload a variant of the run joins.
+ * costs when it is on. The control has the default settings; it and each variant run as
+ * `--processes` gateway processes (`processTargets`), started and warmed the same way, and a
+ * share pools each side's processes (their requests over their time): identical gateways keep
+ * their own speed for their whole life, up to 15 % apart on the hot mix (where the JIT and the
+ * allocator placed their code and data), so a share is only as good as the number of processes
+ * it averages over. The run's first gateway is none of them: it also feeds the bare server's
+ * recordings, which leaves it in another state than a gateway that only served the benchmark.
+ * Each process has its own Redis database (none finds another's cached answers) and joins the
+ * workloads its variant's `shares` name (cold ones with ids of its own); the control's join
+ * every workload a variant of the run joins.
  */
 export const VARIANTS = {
   control: { target: 'gateway (control)', shares: {}, needs: [], env: () => ({}) },
@@ -66,13 +67,21 @@ export const VARIANTS = {
 export type VariantName = Exclude<keyof typeof VARIANTS, 'control'>;
 export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => name !== 'control') as VariantName[];
 type FirstProcessTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
-export type VariantTarget = FirstProcessTarget | `${FirstProcessTarget} (twin)`;
+export type VariantTarget = FirstProcessTarget | `${FirstProcessTarget} (#${number})`;
 
-/** The targets of a variant's (or the control's) two processes, as the report names them. */
-export const processTargets = (name: VariantName | 'control'): readonly [VariantTarget, VariantTarget] => [
-  VARIANTS[name].target,
-  `${VARIANTS[name].target} (twin)`,
-];
+/** The targets of a variant's (or the control's) processes, as the report names them: the first, then `(#2)`, `(#3)` … */
+export const processTargets = (name: VariantName | 'control', count: number): VariantTarget[] =>
+  Array.from({ length: count }, (_, index): VariantTarget => {
+    const first: FirstProcessTarget = VARIANTS[name].target;
+    return index === 0 ? first : `${first} (#${index + 1})`;
+  });
+
+/** The variant (or the control) whose processes `target` is one of; undefined for any other target. */
+export function sideOf(target: string): VariantName | 'control' | undefined {
+  return (Object.keys(VARIANTS) as (VariantName | 'control')[]).find(
+    (name) => target === VARIANTS[name].target || target.startsWith(`${VARIANTS[name].target} (#`),
+  );
+}
 
 /** Whether a variant (the control: any variant of the run) joins `workload`. */
 export function variantJoins(name: VariantName | 'control', workload: Workload, runVariants: readonly VariantName[]): boolean {

@@ -44,7 +44,7 @@ test('any error of the gateway or the bare server fails the run, timeouts includ
   );
 });
 
-test("a variant's share pools its two processes against the control's two, and each pair's ratio is the run's noise", () => {
+test("a variant's share pools its processes against the control's, and each side's spread is the run's noise", () => {
   const measuredCell = (target: TargetName, requests: number, cpu: number): Cell => ({
     ...cell(target, {}),
     workload: 'REST mix, hot',
@@ -53,19 +53,34 @@ test("a variant's share pools its two processes against the control's two, and e
     rps: requests / 10,
     cpuMicrosPerRequest: { server: cpu, postgres: 0, redis: 0 },
   });
-  const control = [measuredCell('gateway (control)', 1000, 80), measuredCell('gateway (control) (twin)', 800, 100)];
-  const tracing = [measuredCell('gateway, tracing 1 %', 810, 90), measuredCell('gateway, tracing 1 % (twin)', 990, 70)];
+  const control = [
+    measuredCell('gateway (control)', 1000, 80),
+    measuredCell('gateway (control) (#2)', 800, 100),
+    measuredCell('gateway (control) (#3)', 900, 90),
+  ];
+  const tracing = [
+    measuredCell('gateway, tracing 1 %', 810, 90),
+    measuredCell('gateway, tracing 1 % (#2)', 990, 70),
+    measuredCell('gateway, tracing 1 % (#3)', 900, 80),
+  ];
   const shown = ratios([...control, ...tracing]);
   const value = (name: string) => shown.find((ratio) => ratio.name === name)?.value;
-  // Pooled: 1,800 requests in 20 s on each side; (1000 × 80 + 800 × 100) / 1,800 and (810 × 90 + 990 × 70) / 1,800 µs per request.
-  const pooled = 'REST mix, hot: gateway, tracing 1 % + gateway, tracing 1 % (twin) / gateway (control) + gateway (control) (twin)';
+  // Pooled: 2,700 requests in 30 s on each side; (1000 × 80 + 800 × 100 + 900 × 90) / 2,700 and
+  // (810 × 90 + 990 × 70 + 900 × 80) / 2,700 µs per request.
+  const pooled = 'REST mix, hot: gateway, tracing 1 % (3 processes pooled) / gateway (control) (3 processes pooled)';
   assert.equal(value(`${pooled}, RPS`), 1);
-  assert.equal(value(`${pooled}, requests per CPU-second (target + Postgres + Redis)`), 160_000 / 1800 / (142_200 / 1800));
+  assert.equal(value(`${pooled}, requests per CPU-second (target + Postgres + Redis)`), 241_000 / 2700 / (214_200 / 2700));
   assert.equal(shown.find((ratio) => ratio.name === `${pooled}, RPS`)?.target, 0.9);
-  assert.equal(value('REST mix, hot: gateway (control) (twin) / gateway (control), RPS'), 0.8);
-  assert.equal(value('REST mix, hot: gateway, tracing 1 % (twin) / gateway, tracing 1 %, RPS'), 990 / 810);
+  // Spread: the slowest process over the fastest, on each side.
+  assert.equal(value('REST mix, hot: gateway (control), its 3 processes, slowest / fastest, RPS'), 0.8);
+  assert.equal(value('REST mix, hot: gateway, tracing 1 %, its 3 processes, slowest / fastest, RPS'), 810 / 990);
+  assert.equal(
+    value('REST mix, hot: gateway, tracing 1 %, its 3 processes, slowest / fastest, requests per CPU-second (target + Postgres + Redis)'),
+    70 / 90,
+  );
   // A side missing one of its processes has no share.
-  const alone = ratios([...control, tracing[0]!]);
-  assert.equal(alone.find((ratio) => ratio.name === `${pooled}, RPS`)?.value, null);
-  assert.equal(ratios([control[0]!, ...tracing]).find((ratio) => ratio.name === `${pooled}, RPS`)?.value, null);
+  const missing = (cells: Cell[]) =>
+    ratios(cells).find((ratio) => ratio.name.startsWith('REST mix, hot: gateway, tracing 1 % (3 processes pooled)'))?.value;
+  assert.equal(missing([...control, ...tracing.slice(0, 2)]), null);
+  assert.equal(missing([...control.slice(0, 2), ...tracing]), null);
 });

@@ -14,6 +14,8 @@ export interface RedisOptions {
   notifyKeyspaceEvents?: string;
   /** Starts it as a replica of the Redis on this loopback port. */
   replicaOf?: number;
+  /** How many numbered databases it has (Redis's default: 16). */
+  databases?: number;
 }
 
 /** What `INFO` says about a running server. */
@@ -67,6 +69,7 @@ function settings(options: RedisOptions): string[] {
     ...(options.maxmemoryPolicy ? ['--maxmemory-policy', options.maxmemoryPolicy] : []),
     ...(options.notifyKeyspaceEvents ? ['--notify-keyspace-events', options.notifyKeyspaceEvents] : []),
     ...(options.replicaOf ? ['--replicaof', '127.0.0.1', String(options.replicaOf)] : []),
+    ...(options.databases ? ['--databases', String(options.databases)] : []),
   ];
 }
 
