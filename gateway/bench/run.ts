@@ -129,11 +129,14 @@ try {
     },
   };
 
-  // Interleaved (the control's first, each variant's first, the control's second …): their rounds
-  // follow this order, so a slow spell of the machine falls on every side alike.
+  // Interleaved, one process of each side at a time, the sides' order rotating from one to the
+  // next (control, limits, tracing; limits, tracing, control; …): their rounds follow this order,
+  // so a slow spell of the machine, or a place in the order, falls on every side alike.
   const sides = options.variants.length > 0 ? (['control', ...options.variants] as const) : [];
   const variantProcesses = Array.from({ length: options.processes }, (_, copy) =>
-    sides.map((name) => ({ name, target: processTargets(name, copy + 1)[copy]!, processName: `${name}-${copy + 1}` })),
+    sides
+      .map((_, index) => sides[(index + copy) % sides.length]!)
+      .map((name) => ({ name, target: processTargets(name, copy + 1)[copy]!, processName: `${name}-${copy + 1}` })),
   ).flat();
   // A Redis database for each gateway: the first's, the baseline's, then the variants' processes'.
   const firstVariantDatabase = BASELINE_REDIS_DATABASE + 1;

@@ -34,6 +34,14 @@ interface Variant {
  */
 export const VARIANTS = {
   control: { target: 'gateway (control)', shares: {}, needs: [], env: () => ({}) },
+  identical: {
+    target: 'gateway, identical to the control',
+    // An A/A test: the control's settings as a variant of its own, so its share is the setup's
+    // own bias between sides (start order, place in the rounds), read beside the real variants'.
+    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null },
+    needs: [],
+    env: () => ({}),
+  },
   limits: {
     target: 'gateway, limits on',
     shares: { 'GraphQL product page, cold': 0.95, 'REST mix, hot': 0.9 },
