@@ -40,7 +40,7 @@ import {
 } from './variant-evidence.js';
 import {
   neededBackends,
-  processTargets,
+  processTarget,
   variantJoins,
   VARIANTS,
   type VariantBackends,
@@ -136,7 +136,7 @@ try {
   const variantProcesses = Array.from({ length: options.processes }, (_, copy) =>
     sides
       .map((_, index) => sides[(index + copy) % sides.length]!)
-      .map((name) => ({ name, target: processTargets(name, copy + 1)[copy]!, processName: `${name}-${copy + 1}` })),
+      .map((name) => ({ name, target: processTarget(name, copy), processName: `${name}-${copy + 1}` })),
   ).flat();
   // A Redis database for each gateway: the first's, the baseline's, then the variants' processes'.
   const firstVariantDatabase = BASELINE_REDIS_DATABASE + 1;

@@ -77,12 +77,15 @@ export const VARIANT_NAMES = Object.keys(VARIANTS).filter((name) => name !== 'co
 type FirstProcessTarget = (typeof VARIANTS)[keyof typeof VARIANTS]['target'];
 export type VariantTarget = FirstProcessTarget | `${FirstProcessTarget} (#${number})`;
 
-/** The targets of a variant's (or the control's) processes, as the report names them: the first, then `(#2)`, `(#3)` … */
+/** The target of a variant's (or the control's) process `index` (from 0), as the report names it: the first, then `(#2)`, `(#3)` … */
+export function processTarget(name: VariantName | 'control', index: number): VariantTarget {
+  const first: FirstProcessTarget = VARIANTS[name].target;
+  return index === 0 ? first : `${first} (#${index + 1})`;
+}
+
+/** The targets of a variant's (or the control's) first `count` processes. */
 export const processTargets = (name: VariantName | 'control', count: number): VariantTarget[] =>
-  Array.from({ length: count }, (_, index): VariantTarget => {
-    const first: FirstProcessTarget = VARIANTS[name].target;
-    return index === 0 ? first : `${first} (#${index + 1})`;
-  });
+  Array.from({ length: count }, (_, index) => processTarget(name, index));
 
 /** The variant (or the control) whose processes `target` is one of; undefined for any other target. */
 export function sideOf(target: string): VariantName | 'control' | undefined {
