@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -16,7 +16,15 @@ export interface RedisOptions {
   replicaOf?: number;
   /** How many numbered databases it has (Redis's default: 16). */
   databases?: number;
+  /**
+   * Runs the server under libfaketime (Debian's `libfaketime`) so its wall clock (`TIME`, key
+   * expiry) can be stepped while it runs (`stepClock`); its monotonic clock stays the machine's.
+   */
+  steppableClock?: boolean;
 }
+
+/** Debian's libfaketime: preloaded, it offsets the wall clock by what its timestamp file says. */
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 /** What `INFO` says about a running server. */
 export interface RedisStats {
@@ -47,6 +55,11 @@ export interface RedisServer {
   thaw(): void;
   /** Runs one command with redis-cli and returns its reply as text (`FLUSHALL`, `DBSIZE`, …). */
   command(...args: string[]): Promise<string>;
+  /**
+   * Steps the server's wall clock to `offsetMs` from the machine's (0: back in step); only for a
+   * server started with `steppableClock`. Resolves once `TIME` shows the new offset.
+   */
+  stepClock(offsetMs: number): Promise<void>;
   /** FLUSHALL: every key of every database gone, the server still running. */
   flushAll(): Promise<void>;
   stats(): Promise<RedisStats>;
@@ -79,6 +92,12 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   // deleted before every start, so a server always starts empty.
   const dir = await mkdtemp(join(tmpdir(), 'catalog-redis-'));
   let server: GroupProcess | undefined;
+  // libfaketime reads the offset from this file on every call (FAKETIME_NO_CACHE): a step takes at once.
+  const clockFile = join(dir, 'clock-offset');
+  const clockEnv = options.steppableClock
+    ? { env: { ...process.env, LD_PRELOAD: LIBFAKETIME, FAKETIME_TIMESTAMP_FILE: clockFile, FAKETIME_NO_CACHE: '1', DONT_FAKE_MONOTONIC: '1' } }
+    : {};
+  if (options.steppableClock) await writeFile(clockFile, '+0\n');
 
   const start = async () => {
     await rm(join(dir, 'dump.rdb'), { force: true });
@@ -95,7 +114,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
       '--appendonly',
       'no',
       ...settings(options),
-    ]);
+    ], undefined, clockEnv);
     await server.waitForOutput('Ready to accept connections', 30_000);
   };
   const command = async (...args: string[]) => (await runOk(REDIS_CLI_BIN, ['-h', '127.0.0.1', '-p', String(port), ...args])).trim();
@@ -117,6 +136,13 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     freeze: () => server?.signal('SIGSTOP'),
     thaw: () => server?.signal('SIGCONT'),
     command,
+    async stepClock(offsetMs: number) {
+      if (!options.steppableClock) throw new Error('this Redis was not started with a steppable clock');
+      await writeFile(clockFile, `${offsetMs >= 0 ? '+' : '-'}${Math.abs(offsetMs) / 1_000}\n`);
+      const [seconds, micros] = (await command('TIME')).split('\n').map(Number);
+      const shown = seconds! * 1_000 + micros! / 1_000 - Date.now();
+      if (Math.abs(shown - offsetMs) > 1_000) throw new Error(`Redis's clock is ${Math.round(shown)} ms off, not ${offsetMs} ms`);
+    },
     async flushAll() {
       const reply = await command('FLUSHALL');
       if (reply !== 'OK') throw new Error(`FLUSHALL answered ${reply}`);

@@ -1,31 +1,24 @@
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { startRedisSentinelGroup, type RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
-import { seededRandom, type Random } from '../../bench/random.js';
+import { seededRandom } from '../../bench/random.js';
 import { configSchema } from '../../src/config.js';
-import { metricValue, WRITE_TOKEN } from '../support/gateway.js';
-import { createCoherenceCatalog, currentSlogans } from './catalog.js';
-import { formatPlan, planFaults, type FaultKind, type FaultTargets } from './faults.js';
+import { attack, gatewayEnv, PRODUCTS, SEED, sumOver } from './attack.js';
+import { createCoherenceCatalog } from './catalog.js';
+import type { FaultKind } from './faults.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
-import { describeScenario, runScenario } from './scenario.js';
 
 /**
- * The promise of gateway/README.md ("Consistency: when a write becomes visible"), attacked:
- * two gateway processes on one Postgres and one Redis, writers and readers through both, and
- * Redis evicting, restarted, flushed and frozen, gateways frozen and killed meanwhile; then
- * Redis failing over under Sentinel; then reads on a streaming replica whose replay stops and
- * starts. Every read is judged against the writes acknowledged before it began; the bound is 0.
- * `COHERENCE_SEED=<n>` replays a run's schedule (its seed is printed first);
- * `COHERENCE_HISTORY=<file>` writes the whole history as JSON, to read a failure at leisure.
+ * The promise of gateway/README.md ("Consistency: when a write becomes visible"), attacked with
+ * the faults the protocol was built against: two gateway processes on one Postgres and one
+ * Redis, writers and readers through both, and Redis evicting, restarted, flushed and frozen,
+ * gateways frozen and killed meanwhile; then Redis failing over under Sentinel; then reads on a
+ * streaming replica whose replay stops and starts. Every read is judged against the writes
+ * acknowledged before it began; the bound is 0. The environment's own faults (asynchronous
+ * commit, slow statements, pauses, bursts, clock steps) are environment.test.ts's.
  */
-const SEED = Number(process.env.COHERENCE_SEED ?? randomInt(2 ** 31));
-const PRODUCTS = 2_000;
-/** Small enough that the cold products live in Redis only, not in a gateway's memory. */
-const MEMORY_ENTRIES = 64;
 /** Redis's memory: the catalog's keys fit (3–6 MiB with Redis's own) until junk arrives. */
 const REDIS_MAXMEMORY = '12mb';
 /**
@@ -34,7 +27,6 @@ const REDIS_MAXMEMORY = '12mb';
  * which only its next write touches.
  */
 const JUNK_BYTES_PER_SECOND = 2 * 1024 ** 2;
-const RUN = { warmupMs: 3_000, tailMs: 5_000, writers: 3, readers: 12 };
 
 const STANDALONE_FAULTS: FaultKind[] = [
   'redis memory pressure',
@@ -59,65 +51,6 @@ const REPLICA_FAULTS: FaultKind[] = [
  * between a paused replica and a stale read.
  */
 const REPLICA_MAX_LAG_MS = 10_000;
-
-/** Settings of every gateway: a TTL long enough that staleness cannot hide behind it. */
-const gatewayEnv = (databaseUrl: string, redis: Record<string, string>): Record<string, string> => ({
-  DATABASE_URL: databaseUrl,
-  ...redis,
-  WRITE_TOKEN,
-  CACHE_TTL_SECONDS: '300',
-  CACHE_MAX_ENTRIES: String(MEMORY_ENTRIES),
-  LOG_LEVEL: 'warn',
-});
-
-/** A counter summed over the gateways, as their /metrics say now. */
-async function sumOver(gateways: readonly GatewayProcess[], series: string): Promise<number> {
-  const texts = await Promise.all(gateways.map(async (gateway) => (await fetch(gateway.metricsUrl)).text()));
-  return texts.reduce((sum, text) => sum + metricValue(text, series), 0);
-}
-
-interface Attack {
-  random: Random;
-  faults: FaultKind[];
-  gateways: GatewayProcess[];
-  targets: Omit<FaultTargets, 'gateways'>;
-  databaseUrl: string;
-  /** How long the clients run at least. */
-  durationMs: number;
-}
-
-async function attack({ random, faults, gateways, targets, databaseUrl, durationMs }: Attack) {
-  const plan = planFaults(random, faults, gateways.length);
-  console.log(`coherence seed ${SEED} (COHERENCE_SEED=${SEED} replays it); faults: ${formatPlan(plan)}`);
-  const result = await runScenario({
-    ...RUN,
-    durationMs,
-    name: `seed ${SEED}`,
-    random,
-    initial: await currentSlogans(databaseUrl),
-    gateways,
-    writeToken: WRITE_TOKEN,
-    plan,
-    targets: { ...targets, gateways },
-    junkBytesPerSecond: JUNK_BYTES_PER_SECOND,
-  });
-  const description = describeScenario(result);
-  if (process.env.COHERENCE_HISTORY) {
-    await writeFile(
-      process.env.COHERENCE_HISTORY,
-      JSON.stringify({ seed: SEED, origin: result.origin, faults: result.faults, operations: result.operations }),
-    );
-  }
-  console.log(description);
-  const { summary } = result.report;
-  for (const fault of result.faults) assert.ok(fault.happened, `${fault.kind} did not happen: ${fault.evidence}\n${description}`);
-  for (const gateway of gateways) assert.ok(gateway.running, `${gateway.name} died during the run\n${gateway.logTail()}\n${description}`);
-  // A run whose reads no acknowledged write constrained could not have failed.
-  assert.ok(summary.constrainedObservations > 0, `no read came after an acknowledged write of what it read\n${description}`);
-  assert.equal(summary.impossible, 0, `reads returned values no write explains\n${description}`);
-  assert.equal(summary.stale, 0, `reads returned data older than a write acknowledged before they began\n${description}`);
-  return result;
-}
 
 describe('coherence: no read returns data older than a write acknowledged before it began', { timeout: 600_000 }, () => {
   describe('standalone Redis: evicting under allkeys-lru, restarted empty, flushed, frozen; a gateway frozen, one killed', () => {
@@ -145,6 +78,7 @@ describe('coherence: no read returns data older than a write acknowledged before
         targets: { redis },
         databaseUrl,
         durationMs: 60_000,
+        junkBytesPerSecond: JUNK_BYTES_PER_SECOND,
       });
     });
   });

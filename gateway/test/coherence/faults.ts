@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import type { LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import type { ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import type { RedisServer } from '../../../scripts/test/redis.js';
 import type { RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
 import { waitFor } from '../../../scripts/test/wait.js';
-import { uniformInt, type Random } from '../../bench/random.js';
+import { seededRandom, uniformInt, type Random } from '../../bench/random.js';
 import { parseLsn } from '../../src/db/lsn.js';
 import type { GatewayProcess } from './gateway-process.js';
 import { now } from './history.js';
@@ -23,12 +24,17 @@ export type FaultKind =
   | 'gateway frozen'
   | 'gateway restarted'
   | 'redis primary killed'
-  | 'replica replay paused';
+  | 'replica replay paused'
+  | 'postgres slowed'
+  | 'gateway paused'
+  | 'redis clock stepped';
 
 /** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica; a Postgres primary with a streaming replica. */
 export interface FaultTargets {
   redis?: RedisServer;
   sentinels?: RedisSentinelGroup;
+  /** Between the gateways and Postgres: what slows every statement's answer. */
+  latency?: LatencyProxy;
   /** The gateways read its first replica (DATABASE_READ_URLS). */
   replication?: ReplicatedPostgres;
   gateways: readonly GatewayProcess[];
@@ -42,6 +48,8 @@ export interface PlannedFault {
   durationMs: number;
   /** Which gateway a gateway fault hits. */
   gateway: number;
+  /** Seeds what the fault itself draws (how slow, how far). */
+  seed: number;
 }
 
 export interface FaultRecord extends PlannedFault {
@@ -62,7 +70,15 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'gateway restarted': [0, 0],
   'redis primary killed': [0, 0],
   'replica replay paused': [1_000, 3_000],
+  'postgres slowed': [3_000, 6_000],
+  // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
+  'gateway paused': [50, 400],
+  'redis clock stepped': [2_000, 5_000],
 };
+/** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
+const POSTGRES_LATENCY_MS: readonly [number, number] = [80, 250];
+/** How far Redis's wall clock is stepped, in ms, forward or back (an NTP step, a VM restored). */
+const CLOCK_STEP_MS: readonly [number, number] = [2_000, 120_000];
 const GAP_MS: readonly [number, number] = [1_500, 4_000];
 
 /** Junk written under memory pressure: big values, so a few dozen a second churn a small `maxmemory`. */
@@ -84,6 +100,7 @@ export function planFaults(random: Random, kinds: readonly FaultKind[], gateways
     gapBeforeMs: uniformInt(random, ...GAP_MS),
     durationMs: uniformInt(random, ...DURATIONS_MS[kind]),
     gateway: uniformInt(random, 0, gateways - 1),
+    seed: uniformInt(random, 0, 2 ** 31 - 1),
   }));
 }
 
@@ -256,6 +273,36 @@ async function pauseReplay({ primary, replicas }: ReplicatedPostgres, durationMs
   return summary;
 }
 
+/** Every answer from Postgres held back for a while: statements still running as writes around them are acknowledged. */
+async function slowPostgres(latency: LatencyProxy, durationMs: number, random: Random): Promise<string> {
+  const delayMs = uniformInt(random, ...POSTGRES_LATENCY_MS);
+  const before = latency.delayedChunks;
+  latency.setDelay(delayMs);
+  try {
+    await sleep(durationMs);
+  } finally {
+    latency.setDelay(0);
+  }
+  const held = latency.delayedChunks - before;
+  if (held === 0) throw new Error(`nothing came from Postgres in ${durationMs} ms of ${delayMs} ms latency`);
+  return `every answer from Postgres ${delayMs} ms late for ${durationMs} ms: ${held} chunks held back`;
+}
+
+/**
+ * Redis's wall clock stepped by a random offset, forward or back, for `durationMs`, then back in
+ * step (a second step): TIME and key expiry follow it; its monotonic clock does not.
+ */
+async function stepRedisClock(redis: RedisServer, durationMs: number, random: Random): Promise<string> {
+  const offsetMs = uniformInt(random, ...CLOCK_STEP_MS) * (random() < 0.5 ? -1 : 1);
+  await redis.stepClock(offsetMs);
+  try {
+    await sleep(durationMs);
+  } finally {
+    await redis.stepClock(0);
+  }
+  return `Redis's wall clock stepped ${offsetMs > 0 ? '+' : ''}${offsetMs} ms for ${durationMs} ms (TIME showed it), then back`;
+}
+
 async function restartGateway(gateway: GatewayProcess): Promise<string> {
   const oldPid = gateway.pid;
   const signal = await gateway.kill();
@@ -266,6 +313,8 @@ async function restartGateway(gateway: GatewayProcess): Promise<string> {
 
 /** Brings `fault` about and returns the evidence that it happened; throws when it did not. */
 async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSecond: number): Promise<string> {
+  // Each fault's own draws (a latency, a clock step) come from its plan, so a seed replays them.
+  const random = seededRandom(fault.seed);
   const gateway = () => targets.gateways[fault.gateway]!;
   switch (fault.kind) {
     case 'redis memory pressure':
@@ -288,6 +337,12 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
     }
     case 'replica replay paused':
       return pauseReplay(need(targets.replication, 'Postgres streaming replica'), fault.durationMs);
+    case 'postgres slowed':
+      return slowPostgres(need(targets.latency, 'latency proxy before Postgres'), fault.durationMs, random);
+    case 'gateway paused':
+      return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
+    case 'redis clock stepped':
+      return stepRedisClock(need(targets.redis, 'standalone Redis'), fault.durationMs, random);
   }
 }
 

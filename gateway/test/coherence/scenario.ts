@@ -26,6 +26,8 @@ export interface ScenarioOptions {
   tailMs: number;
   writers: number;
   readers: number;
+  /** A writer's pause between writes (workload.ts has a shop's pace by default). */
+  writePauseMs?: readonly [number, number];
 }
 
 export interface ScenarioResult {
@@ -46,6 +48,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       products: options.initial.size,
       writers: options.writers,
       readers: options.readers,
+      writePauseMs: options.writePauseMs,
       writeToken: options.writeToken,
       run: options.name,
       random: options.random,

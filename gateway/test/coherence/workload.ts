@@ -19,6 +19,8 @@ export interface WorkloadOptions {
   products: number;
   writers: number;
   readers: number;
+  /** A writer's pause between writes, [shortest, longest] ms: a shop's pace by default, 0 for a burst. */
+  writePauseMs?: readonly [number, number];
   writeToken: string;
   /** Names this run in every slogan it writes, so runs on one catalog never write the same value. */
   run: string;
@@ -33,7 +35,7 @@ const COLD_WRITTEN_STRIDE = 40;
 /** Share of reads that pick among the written products; the rest follow the catalog's Zipf popularity. */
 const READS_OF_WRITTEN = 0.5;
 /** A writer's pause between writes: reads outnumber writes, as in a shop. */
-const WRITE_PAUSE_MS = [200, 600] as const;
+const SHOP_WRITE_PAUSE_MS = [200, 600] as const;
 /** Longest a client waits for one answer before recording it unanswered. */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** A client pauses this long after a request that got no answer (its gateway down), not to spin. */
@@ -290,7 +292,8 @@ async function writer(index: number, options: WorkloadOptions, popularity: Popul
       slogan,
       acknowledged,
     });
-    await sleep(typeof outcome === 'number' ? uniformInt(random, WRITE_PAUSE_MS[0], WRITE_PAUSE_MS[1]) : PAUSE_AFTER_FAILURE_MS);
+    const [shortest, longest] = options.writePauseMs ?? SHOP_WRITE_PAUSE_MS;
+    await sleep(typeof outcome === 'number' ? uniformInt(random, shortest, longest) : PAUSE_AFTER_FAILURE_MS);
   }
 }
 

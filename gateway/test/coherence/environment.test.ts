@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/latency-proxy.js';
+import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
+import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
+import { seededRandom } from '../../bench/random.js';
+import { attack, gatewayEnv, PRODUCTS, SEED, sumOver } from './attack.js';
+import { createCoherenceCatalog } from './catalog.js';
+import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
+import { Popularity } from './workload.js';
+
+/**
+ * The promise of gateway/README.md ("Consistency: when a write becomes visible") under the
+ * environment its argument assumes things of ("Assumptions"), each varied here rather than only
+ * the faults the protocol was built against (coherence.test.ts): commits acknowledged before
+ * they are durable (synchronous_commit=off), statements slowed while writes around them are
+ * acknowledged, stop-the-world pauses, writers in a burst with no fault at all (where nothing
+ * may reset), and Redis's wall clock stepped. Every read is judged against the writes
+ * acknowledged before it began; the bound is 0.
+ */
+const REPLICA_MAX_LAG_MS = 10_000;
+/** Room for every response a run makes: nothing leaves a gateway's memory but by invalidation. */
+const ROOMY_MEMORY_ENTRIES = 50_000;
+
+const startGateways = (env: Record<string, string>) =>
+  Promise.all(['gateway-a', 'gateway-b'].map((name) => startGatewayProcess(name, env)));
+
+/** Every series of a counter summed, over the gateways: all its labels at once. */
+async function counterTotal(gateways: readonly GatewayProcess[], name: string): Promise<number> {
+  const texts = await Promise.all(gateways.map(async (gateway) => (await fetch(gateway.metricsUrl)).text()));
+  return texts
+    .flatMap((text) => text.split('\n'))
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+describe('coherence under the environment: what the argument assumes, varied', { timeout: 600_000 }, () => {
+  describe('asynchronous commit: synchronous_commit=off on the primary, a streaming replica read by both gateways', () => {
+    let servers: ReplicatedPostgres | undefined;
+    let redis: RedisServer | undefined;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      [servers, redis] = await Promise.all([startReplicatedPostgres({ replicas: 1 }), startRedis()]);
+      await servers.primary.query('postgres', 'ALTER SYSTEM SET synchronous_commit = off');
+      await servers.primary.query('postgres', 'SELECT pg_reload_conf()');
+      const database = await servers.createDatabase('coherence');
+      databaseUrl = await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
+      await servers.caughtUp();
+      gateways = await startGateways({
+        ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
+        DATABASE_READ_URLS: servers.replicas[0]!.urlFor(database),
+        DATABASE_READ_MAX_LAG_MS: String(REPLICA_MAX_LAG_MS),
+      });
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([redis?.stop(), servers?.destroy()]);
+    });
+
+    it('0 stale reads, reads on the replica', async () => {
+      const [setting] = await servers!.primary.query<{ synchronous_commit: string }>('postgres', 'SHOW synchronous_commit');
+      assert.equal(setting?.synchronous_commit, 'off', 'the primary does not commit asynchronously');
+      const replicaStatements = 'catalog_db_statements_total{target="replica-1"}';
+      const before = await sumOver(gateways, replicaStatements);
+      await attack({
+        random: seededRandom(SEED + 10),
+        faults: ['replica replay paused', 'gateway paused', 'replica replay paused'],
+        gateways,
+        targets: { replication: servers },
+        databaseUrl,
+        durationMs: 30_000,
+      });
+      assert.ok((await sumOver(gateways, replicaStatements)) > before, 'no read ran on the replica');
+    });
+  });
+
+  describe('slow statements and pauses: latency between the gateways and Postgres, gateways paused like a GC', () => {
+    let redis: RedisServer;
+    let latency: LatencyProxy;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      redis = await startRedis();
+      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      const direct = new URL(databaseUrl);
+      latency = await startLatencyProxy({ host: direct.hostname, port: Number(direct.port) });
+      const slowed = new URL(databaseUrl);
+      slowed.port = String(latency.port);
+      gateways = await startGateways(gatewayEnv(slowed.toString(), { REDIS_URL: redis.url }));
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([latency?.close(), redis?.stop()]);
+    });
+
+    it('0 stale reads', async () => {
+      await attack({
+        random: seededRandom(SEED + 11),
+        faults: ['postgres slowed', 'gateway paused', 'postgres slowed', 'gateway paused', 'postgres slowed'],
+        gateways,
+        targets: { latency },
+        databaseUrl,
+        durationMs: 40_000,
+      });
+    });
+  });
+
+  describe('a burst of concurrent writers and no fault: nothing resets, unwritten products stay in memory', () => {
+    let redis: RedisServer;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      redis = await startRedis();
+      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      gateways = await startGateways(gatewayEnv(databaseUrl, { REDIS_URL: redis.url }, ROOMY_MEMORY_ENTRIES));
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await redis?.stop();
+    });
+
+    /** Products no writer of the run touches (workload.ts's written set is fixed by the catalog's size). */
+    const unwritten = () => {
+      const written = new Set(new Popularity(PRODUCTS, seededRandom(0)).written);
+      return Array.from({ length: PRODUCTS }, (_, index) => index + 1)
+        .filter((id) => !written.has(id))
+        .slice(0, 40);
+    };
+    /** Reads each product once through each gateway; returns the share answered from a gateway's memory. */
+    const memoryHitShare = async (products: readonly number[]): Promise<number> => {
+      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+      const before = await sumOver(gateways, hits);
+      for (const gateway of gateways) {
+        for (const product of products) {
+          const response = await fetch(`${gateway.base}/products/${product}`);
+          assert.equal(response.status, 200, `${gateway.name} /products/${product}`);
+          await response.arrayBuffer();
+        }
+      }
+      return ((await sumOver(gateways, hits)) - before) / (products.length * gateways.length);
+    };
+
+    it('0 stale reads, 0 resets, and every unwritten product still answered from memory', async () => {
+      const probe = unwritten();
+      await memoryHitShare(probe);
+      const hitShareBefore = await memoryHitShare(probe);
+      assert.equal(hitShareBefore, 1, 'the unwritten products were not all in memory before the burst');
+      const resetsBefore = await counterTotal(gateways, 'catalog_coherence_resets_total');
+      const { report } = await attack({
+        random: seededRandom(SEED + 12),
+        faults: [],
+        gateways,
+        targets: {},
+        databaseUrl,
+        durationMs: 60_000,
+        writers: 6,
+        writePauseMs: [0, 5],
+      });
+      const resets = (await counterTotal(gateways, 'catalog_coherence_resets_total')) - resetsBefore;
+      const hitShareAfter = await memoryHitShare(probe);
+      console.log(
+        `burst: ${report.summary.writesAcknowledged} writes acknowledged; resets ${resets}; ` +
+          `unwritten products from memory ${hitShareBefore} before, ${hitShareAfter} after`,
+      );
+      assert.equal(resets, 0, 'a fault-free burst of writers reset a gateway');
+      assert.equal(hitShareAfter, hitShareBefore, 'a fault-free burst of writers dropped unwritten products from memory');
+    });
+  });
+
+  describe("Redis's wall clock stepped forward and back while gateways serve and write", () => {
+    let redis: RedisServer;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      redis = await startRedis({ steppableClock: true });
+      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      gateways = await startGateways(gatewayEnv(databaseUrl, { REDIS_URL: redis.url }));
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await redis?.stop();
+    });
+
+    it('0 stale reads', async () => {
+      await attack({
+        random: seededRandom(SEED + 13),
+        faults: ['redis clock stepped', 'gateway paused', 'redis clock stepped', 'gateway paused', 'redis clock stepped'],
+        gateways,
+        targets: { redis },
+        databaseUrl,
+        durationMs: 40_000,
+      });
+    });
+  });
+});
