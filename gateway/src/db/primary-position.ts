@@ -18,9 +18,11 @@ export class PrimaryPosition {
   ) {}
 
   /**
-   * The primary's position read after this call began (`pg_current_wal_lsn()`: every commit
-   * acknowledged before the call is at or below it). Concurrent callers share a read, but never
-   * one that was sent before they asked: they wait for the next.
+   * The primary's position read after this call began: every commit acknowledged before the call
+   * is at or below it. The insert position, not `pg_current_wal_lsn()` (the write position):
+   * with `synchronous_commit=off` a commit is acknowledged once its record is inserted, before
+   * it is written, so the write position can be below it. Concurrent callers share a read, but
+   * never one that was sent before they asked: they wait for the next.
    */
   current(): Promise<Lsn> {
     if (this.queued) return this.queued;
@@ -39,7 +41,7 @@ export class PrimaryPosition {
   }
 
   private read(): Promise<Lsn> {
-    const reading = this.connection.row<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn').then(
+    const reading = this.connection.row<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn').then(
       ({ lsn }) => {
         const position = parseLsn(lsn);
         this.history.record(position, performance.now());
