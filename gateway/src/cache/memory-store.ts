@@ -7,6 +7,9 @@ import type { GrowthListener, Representations } from './representations.js';
 /**
  * Expiry instants are kept as whole seconds after this process's clock origin: small integers V8
  * keeps in the entry itself, where a millisecond since 1970 needs a number object of its own.
+ * The wall clock, on purpose: an entry's expiry and an invalidation's end are compared only with
+ * each other, on this one clock, so a step moves both together (it shortens or stretches a TTL,
+ * never lets an entry outlive the invalidation that voids it); and expiries travel through Redis.
  */
 const CLOCK_ORIGIN_MS = Date.now();
 const NO_TAGS: readonly string[] = [];
@@ -160,14 +163,23 @@ export class MemoryStore {
    */
   set(key: string, entry: MemoryEntry, readAtEpoch = this.evictions): void {
     this.admission.record(key);
-    if (readAtEpoch < this.trustedSinceEpoch) return;
-    entry.validAtEpoch = readAtEpoch;
-    if (readAtEpoch < this.evictions && entry.invalidatedSinceValid(this.invalidations)) return;
+    if (this.invalidatedSince(entry.tags, readAtEpoch)) return;
     if (!this.entries.has(key) && !this.admits(key, entry)) return;
     entry.validAtEpoch = this.evictions;
     this.latestExpiryMs = Math.max(this.latestExpiryMs, entry.expiresAtMs);
     this.entries.set(key, entry);
     entry.representations.watchGrowth(key, this.remeasure);
+  }
+
+  /**
+   * Whether something with `tags` read at `readAtEpoch` (this store's `epoch` then) may predate an
+   * invalidation heard since: one of its tags was evicted after it, or the store was cleared (or
+   * forgot the invalidations) since.
+   */
+  invalidatedSince(tags: readonly string[], readAtEpoch: number): boolean {
+    if (readAtEpoch < this.trustedSinceEpoch) return true;
+    if (readAtEpoch === this.evictions) return false;
+    return tags.some((tag) => (this.invalidations.get(tag)?.epoch ?? 0) > readAtEpoch);
   }
 
   /** Neither expired nor built from something evicted by tag since it was stored (or last found valid). */

@@ -58,6 +58,18 @@ export interface ResponseCacheOptions {
   redisFailed: RedisFailureReport;
 }
 
+/** A computation in flight, shared by the misses on its key that may take what it reads. */
+interface Flight {
+  /** The in-process store's invalidation count when it began, before its first statement. */
+  startedAt: number;
+  result: Promise<FlightResult>;
+}
+
+interface FlightResult {
+  served: ServedResponse;
+  tags: readonly string[];
+}
+
 /**
  * A computation that began this long ago is not cached: a write's pending marks may have run out
  * meanwhile (coherence/write-announcer.ts), so the check that would refuse it cannot be trusted.
@@ -66,7 +78,7 @@ const MAX_COMPUTATION_AGE_MS = 5_000;
 
 /**
  * Whole-response cache: an in-process LRU in front of Redis (when configured). Concurrent misses
- * on one key share one computation. What it keeps follows the coherence protocol
+ * on one key share one computation, unless one of its tags was invalidated after it began. What it keeps follows the coherence protocol
  * (gateway/README.md, "Consistency"): the in-process copies are served and filled only while this
  * process holds its lease (rule 5); each is stamped with the store's eviction count before its
  * data is read and kept only if none of its tags was evicted since or is pending (rule 7); Redis
@@ -75,7 +87,7 @@ const MAX_COMPUTATION_AGE_MS = 5_000;
  * Redis failures only cost cache hits: they are counted and logged, never passed to clients.
  */
 export class ResponseCache {
-  private readonly inflight = new Map<string, Promise<ServedResponse>>();
+  private readonly inflight = new Map<string, Flight>();
   private readonly pendingWrites = new Set<Promise<void>>();
 
   constructor(private readonly options: ResponseCacheOptions) {
@@ -139,13 +151,38 @@ export class ResponseCache {
   async getOrCompute(keyOrMaker: string | (() => string), compute: Computation, lookedUp = false): Promise<ServedResponse> {
     if (!this.enabled) return this.encoded(await this.options.readOn(compute));
     const key = typeof keyOrMaker === 'string' ? keyOrMaker : keyOrMaker();
-    const cached = this.inflight.get(key) ?? (lookedUp ? undefined : await this.lookup(key));
-    if (cached) return cached;
-    let flight = this.inflight.get(key);
-    if (!flight) {
-      flight = this.computeAndStore(key, compute).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, flight);
+    if (!lookedUp && !this.inflight.has(key)) {
+      const cached = await this.lookup(key);
+      if (cached) return cached;
     }
+    return this.shareFlight(key, compute);
+  }
+
+  /**
+   * Joins the computation of `key` in flight when its answer may be handed to a reader beginning
+   * now, else starts one (rule 10): a computation that began before an invalidation of one of its
+   * tags read what that write replaced, and a reader that began after the invalidation was heard
+   * may have begun after the write was acknowledged. Without the lease nothing says every
+   * acknowledged write was heard here, so nothing is joined.
+   */
+  private async shareFlight(key: string, compute: Computation): Promise<ServedResponse> {
+    const { memory, coherence } = this.options;
+    const joinedAt = memory.epoch;
+    const flight = this.inflight.get(key);
+    if (flight && coherence.leaseHeld) {
+      const { served, tags } = await flight.result;
+      if (joinedAt === flight.startedAt || !memory.invalidatedSince(tags, flight.startedAt)) return served;
+    }
+    return (await this.startFlight(key, compute).result).served;
+  }
+
+  private startFlight(key: string, compute: Computation): Flight {
+    const flight: Flight = { startedAt: this.options.memory.epoch, result: this.computeAndStore(key, compute) };
+    this.inflight.set(key, flight);
+    const landed = () => {
+      if (this.inflight.get(key) === flight) this.inflight.delete(key);
+    };
+    flight.result.then(landed, landed);
     return flight;
   }
 
@@ -159,7 +196,7 @@ export class ResponseCache {
     return catalogRead(local);
   }
 
-  private async computeAndStore(key: string, compute: Computation): Promise<ServedResponse> {
+  private async computeAndStore(key: string, compute: Computation): Promise<FlightResult> {
     const { memory, coherence } = this.options;
     // Stamps taken before the first statement (rules 2 and 7).
     const started = performance.now();
@@ -168,19 +205,20 @@ export class ResponseCache {
     const readAt = coherence.position;
     const response = await this.options.readOn(compute);
     const served = this.encoded(response);
-    if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return served;
+    const tags = [...response.tags];
+    if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return { served, tags };
     const entry: CacheEntry = {
       body: response.body,
       etag: served.representations.etag,
       route: response.route,
-      tags: [...response.tags],
+      tags,
       expiresAt: Date.now() + this.options.ttlSeconds * 1_000,
     };
     if (leaseHeld && !coherence.requirements.anyPending(entry.tags)) {
       memory.set(key, new MemoryEntry(entry, served.representations), readAtEpoch);
     }
     if (readAt) this.storeShared(key, entry, readAt);
-    return served;
+    return { served, tags };
   }
 
   /** A cacheable 200 as a catalog read (encoded once, here); anything else as it is. */
