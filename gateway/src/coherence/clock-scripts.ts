@@ -6,8 +6,9 @@ import type { Redis, Result } from 'ioredis';
  * epoch never used before (hex), ARGV[3] the invalidation channel. The clock is taken as it is only if it exists
  * and that very server vouched for it; otherwise a new clock is made with the fresh epoch and
  * announced, which makes every older response and tag version invalid at once (after a restart,
- * a flush, an eviction of the clock, a failover to a replica that missed writes). Time is Redis's
- * own (TIME), so every lease is judged on one clock.
+ * a flush, an eviction of the clock, a failover to a replica that missed writes). Nothing here
+ * reads Redis's clock to judge a lease: leases are timed by each gateway's monotonic clock alone
+ * (rule 5); TIME only dates pending marks, which a confirm clears.
  */
 export const CLOCK_PROLOGUE = `
 local CLOCK = KEYS[1]
@@ -16,15 +17,14 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function new_clock(cause, extra)
-  local born = now_ms()
   redis.call('DEL', CLOCK)
-  redis.call('HSET', CLOCK, 'epoch', ARGV[2], 'seq', 0, 'server', ARGV[1], 'born', born, 'cause', cause, unpack(extra))
+  redis.call('HSET', CLOCK, 'epoch', ARGV[2], 'seq', 0, 'server', ARGV[1], 'cause', cause, unpack(extra))
   redis.call('PUBLISH', ARGV[3], cjson.encode({kind = 'epoch', epoch = ARGV[2], seq = 0, cause = cause}))
-  return ARGV[2], 0, born
+  return ARGV[2], 0
 end
 local function ensure_clock()
-  local c = redis.call('HMGET', CLOCK, 'epoch', 'seq', 'server', 'born')
-  if c[1] and c[3] == ARGV[1] then return c[1], tonumber(c[2]), tonumber(c[4]) end
+  local c = redis.call('HMGET', CLOCK, 'epoch', 'seq', 'server')
+  if c[1] and c[3] == ARGV[1] then return c[1], tonumber(c[2]) end
   -- Vouched for by another server: a replica promoted, or a restart that reloaded a snapshot.
   if c[1] then return new_clock('failover', {}) end
   -- Gone: a restart without persistence, a flush, or an eviction.
@@ -68,45 +68,38 @@ redis.call('PUBLISH', ARGV[3], cjson.encode(message))
 return {epoch, seq}`;
 
 /**
- * A member's lease (rule 5): ARGV[4] member id, [5] the epoch it knows, [6] the last seq it
- * processed, [7] lease ms. Recorded only in the epoch the member knows. Returns {epoch, seq,
- * cause}: what started the epoch (lost, failover, swap).
+ * A member's renewal (rule 5): ARGV[4] member id, [5] the epoch it knows, [6] the last seq it
+ * processed. Recorded only in the epoch the member knows: a member is in the clock from its
+ * first renewal until a writer forgets it. Returns {epoch, seq, cause}: what started the epoch
+ * (lost, failover, swap).
  */
 const RENEW = `${CLOCK_PROLOGUE}
 local epoch, seq = ensure_clock()
 if epoch == ARGV[5] then
-  redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6] .. ' ' .. (now_ms() + tonumber(ARGV[7])))
+  redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6])
 end
 return {epoch, seq, redis.call('HGET', CLOCK, 'cause') or 'lost'}`;
 
 /**
  * Who may still serve what a write's confirm voids (rule 5): ARGV[4] the confirm's epoch, [5] its
- * seq, [6] lease ms. Counts members holding a lease without having processed that seq; members
- * gone for a minute are forgotten. Returns {waiting, young}: young is 1 when the clock is younger
- * than a lease or not the confirm's any more (members of an older clock may hold leases nobody
- * here can see).
+ * seq, [6] '1' to forget them. Counts the members that have not processed that seq; the writer
+ * forgets them once it has waited a lease for them (any lease they held has ended by its clock:
+ * they join again with their next renewal). Returns {waiting, replaced}: replaced is 1 when the
+ * clock is not the confirm's any more (members of an older clock may hold leases nobody here
+ * can see).
  */
 const UNACKNOWLEDGED = `${CLOCK_PROLOGUE}
-local epoch, _, born = ensure_clock()
-local now = now_ms()
+local epoch = ensure_clock()
 if epoch ~= ARGV[4] then return {0, 1} end
 local waiting = 0
 local fields = redis.call('HGETALL', CLOCK)
 for i = 1, #fields, 2 do
   local name = fields[i]
-  if string.sub(name, 1, 2) == 'm:' then
-    local processed, lease_end = string.match(fields[i + 1], '^(%d+) (%d+)$')
-    lease_end = tonumber(lease_end)
-    if lease_end < now - 60000 then
-      redis.call('HDEL', CLOCK, name)
-    elseif lease_end > now and tonumber(processed) < tonumber(ARGV[5]) then
-      waiting = waiting + 1
-    end
+  if string.sub(name, 1, 2) == 'm:' and tonumber(fields[i + 1]) < tonumber(ARGV[5]) then
+    if ARGV[6] == '1' then redis.call('HDEL', CLOCK, name) else waiting = waiting + 1 end
   end
 end
-local young = 0
-if now < born + tonumber(ARGV[6]) then young = 1 end
-return {waiting, young}`;
+return {waiting, 0}`;
 
 /**
  * A catalog swap (rule 9): ARGV[4] the swap id. The first script to see it replaces the clock

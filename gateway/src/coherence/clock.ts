@@ -41,8 +41,29 @@ const freshEpoch = (): string => EPOCH_PREFIX + (epochsDrawn++).toString(16);
  * breaker: they are how a member learns that Redis is back, and writes need them.
  */
 export class RedisClock {
+  /**
+   * When this process first saw each recent epoch in a script's answer, by its monotonic clock:
+   * no later than the epoch began, so an epoch seen a lease ago began at least a lease ago.
+   */
+  private readonly firstSeen = new Map<string, number>();
+
   constructor(private readonly redis: SharedRedis) {
     defineClockScripts(redis.client);
+  }
+
+  /** How long ago (ms, by this process's monotonic clock) `epoch` began, at least; 0 if never seen. */
+  ageOf(epoch: string): number {
+    const seen = this.firstSeen.get(epoch);
+    return seen === undefined ? 0 : performance.now() - seen;
+  }
+
+  private saw(epoch: string): string {
+    if (!this.firstSeen.has(epoch)) {
+      this.firstSeen.set(epoch, performance.now());
+      // Only the newest few matter: a write asks about the epoch its confirm ran in.
+      if (this.firstSeen.size > 8) this.firstSeen.delete(this.firstSeen.keys().next().value!);
+    }
+    return epoch;
   }
 
   /** ARGV[1..3] of every coherence script. */
@@ -68,11 +89,11 @@ export class RedisClock {
       lsn,
       ...tags,
     );
-    return { epoch, seq: Number(seq) };
+    return { epoch: this.saw(epoch), seq: Number(seq) };
   }
 
-  /** Records this member's lease and last processed seq (in the epoch it knows); returns where the clock is. */
-  async renew(member: string, known: ClockPosition | undefined, leaseMs: number): Promise<ClockState> {
+  /** Records this member's last processed seq (in the epoch it knows); returns where the clock is. */
+  async renew(member: string, known: ClockPosition | undefined): Promise<ClockState> {
     const [epoch, seq, cause] = await this.redis.client.coherenceRenew(
       1,
       REDIS_CLOCK_KEY,
@@ -80,26 +101,33 @@ export class RedisClock {
       member,
       known?.epoch ?? '',
       known?.seq ?? 0,
-      leaseMs,
     );
-    return { epoch, seq: Number(seq), cause: cause as EpochCause };
+    return { epoch: this.saw(epoch), seq: Number(seq), cause: cause as EpochCause };
   }
 
-  /** Members still holding a lease without having processed `confirm`, and whether older leases may exist. */
-  async unacknowledged(confirm: ClockPosition, leaseMs: number): Promise<{ waiting: number; young: boolean }> {
-    const [waiting, young] = await this.redis.client.coherenceUnacknowledged(
+  /**
+   * Members that have not processed `confirm` (forgotten, with `forget`), and whether the clock
+   * was replaced since (then members of the older one may hold leases nobody here can see).
+   */
+  async unacknowledged(confirm: ClockPosition, forget: boolean): Promise<{ waiting: number; replaced: boolean }> {
+    const [waiting, replaced] = await this.redis.client.coherenceUnacknowledged(
       1,
       REDIS_CLOCK_KEY,
       ...this.prologue(),
       confirm.epoch,
       confirm.seq,
-      leaseMs,
+      forget ? '1' : '0',
     );
-    return { waiting: Number(waiting), young: Number(young) === 1 };
+    return { waiting: Number(waiting), replaced: Number(replaced) === 1 };
+  }
+
+  /** Takes `member` out of the clock: a process that stops is not waited for. */
+  async leave(member: string): Promise<void> {
+    await this.redis.client.hdel(REDIS_CLOCK_KEY, `m:${member}`);
   }
 
   /** Starts a new epoch for a catalog swap, once per swap id; returns the epoch now current. */
-  swap(swapId: string): Promise<string> {
-    return this.redis.client.coherenceSwap(1, REDIS_CLOCK_KEY, ...this.prologue(), swapId);
+  async swap(swapId: string): Promise<string> {
+    return this.saw(await this.redis.client.coherenceSwap(1, REDIS_CLOCK_KEY, ...this.prologue(), swapId));
   }
 }

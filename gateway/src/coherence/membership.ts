@@ -6,11 +6,11 @@ import { INVALIDATION_CHANNEL } from '../redis/keys.js';
 import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
 import type { HeardVersions } from './heard-versions.js';
 
-/** How long a lease lasts, by Redis's clock: the longest a write waits for a member that does not answer. */
+/** How long a lease lasts, by each process's monotonic clock: the longest a write waits for a member that does not answer. */
 export const LEASE_MS = 1_000;
 /** How often a member renews its lease (and learns where the clock is). */
 const RENEW_EVERY_MS = 250;
-/** Taken off the local lease: timers fire late, and the local clock is not Redis's. */
+/** Taken off the local lease: timers fire late, and one process's clock may run a little fast against another's. */
 const LEASE_MARGIN_MS = 50;
 
 /** Why a member dropped everything it kept. */
@@ -40,15 +40,13 @@ export interface MembershipOptions {
  * This process as a member of the coherence protocol (gateway/README.md, "Consistency", rules 5
  * and 6): it hears every invalidation, in order, and turns it into catalog events; it reports the
  * last one it processed with its lease, which writers wait for; and it knows whether its lease
- * holds, i.e. whether what it keeps in memory may be trusted. A skipped message, Redis found
- * ahead at two renewals in a row, or a new epoch: it emits `missed` and starts from where Redis is.
+ * holds, i.e. whether what it keeps in memory may be trusted. A skipped message, a message Redis
+ * published that never arrived, or a new epoch: it emits `missed` and starts from where Redis is.
  */
 export class Membership {
   private position: ClockPosition | undefined;
   /** performance.now() until which the in-process cache may be trusted. */
   private leaseUntil = 0;
-  /** Redis's seq at the last renewal that found it ahead of what was processed. */
-  private aheadSeq: number | undefined;
   private readonly renewTimer: NodeJS.Timeout;
   private renewing: Promise<void> | undefined;
   private renewAgain = false;
@@ -92,6 +90,8 @@ export class Membership {
   stop(): void {
     this.stopped = true;
     clearInterval(this.renewTimer);
+    // Writers need not wait a lease for a member that is gone; one that misses this is forgotten by the next write.
+    this.options.clock.leave(this.options.member).catch((error) => this.options.onRedisError('leave', error));
   }
 
   /** Renews now (coalesced: a renewal in flight is followed by one more). */
@@ -110,37 +110,59 @@ export class Membership {
     });
   }
 
+  /**
+   * One renewal. The lease is granted only by a renewal that found Redis exactly where this member
+   * had processed to when it sent it: that is what Redis records, so a writer whose confirm runs
+   * later waits for this member, and one that forgets members which have not processed its
+   * confirm can never forget a member holding a lease granted after that confirm. A reply ahead
+   * of that is a message on its way (or lost: the subscriber's PING tells) and is followed by
+   * another renewal; a reply behind what was processed since is old, never a gap.
+   */
   private async renewOnce(): Promise<void> {
     const sentAt = performance.now();
+    const sent = this.position;
     let clock: ClockState;
     try {
-      clock = await this.options.clock.renew(this.options.member, this.position, LEASE_MS);
+      clock = await this.options.clock.renew(this.options.member, sent);
     } catch (error) {
       this.options.onRedisError('renew', error);
       return;
     }
     await this.processing;
-    const known = this.position;
-    if (!known || clock.epoch !== known.epoch || clock.seq < known.seq) {
-      await this.restartAt(clock, clock.epoch !== known?.epoch ? clock.cause : 'gap');
-      // Registered in the new epoch by the next renewal, which may then grant the lease.
-      this.renewAgain = true;
+    if (sent?.epoch === clock.epoch && sent.seq === clock.seq && this.position?.epoch === clock.epoch) {
+      this.leaseUntil = sentAt + LEASE_MS - LEASE_MARGIN_MS;
+      this.leaseGranted();
       return;
     }
-    if (clock.seq > known.seq) {
-      // Ahead once is a message on its way; still ahead of that at the next renewal, it was lost.
-      if (this.aheadSeq === undefined || known.seq >= this.aheadSeq) {
-        this.aheadSeq = clock.seq;
-        return;
-      }
-      this.options.logger.warn({ processed: known.seq, redis: clock.seq }, 'invalidations were not heard: dropping what is kept');
-      await this.restartAt(clock, 'gap');
-      this.renewAgain = true;
-      return;
+    // Moved to another epoch since sending: the reply may predate it, and says nothing now.
+    const movedSinceSent = sent !== undefined && this.position?.epoch !== sent.epoch;
+    const heard = movedSinceSent ? 'unknown' : await this.heardThrough(clock);
+    if (heard === 'missed') {
+      const newEpoch = this.position?.epoch !== clock.epoch;
+      if (!newEpoch) this.options.logger.warn({ processed: this.position?.seq, redis: clock.seq }, 'invalidations were not heard: dropping what is kept');
+      await this.restartAt(clock, newEpoch ? clock.cause : 'gap');
     }
-    this.aheadSeq = undefined;
-    this.leaseUntil = sentAt + LEASE_MS - LEASE_MARGIN_MS;
-    this.leaseGranted();
+    // Registered where it is now by the next renewal, which may then grant the lease.
+    if (heard !== 'unknown') this.renewAgain = true;
+  }
+
+  /**
+   * Whether every message published before Redis answered at `clock` has been processed here.
+   * Redis sends a connection's replies in order: once the subscriber's PING is back, every
+   * message published before it (so before that answer) has arrived, and is processed once the
+   * queue drains. `unknown` when the subscriber cannot be asked.
+   */
+  private async heardThrough(clock: ClockPosition): Promise<'heard' | 'missed' | 'unknown'> {
+    if (this.position === undefined) return 'missed';
+    try {
+      await this.options.subscriber.ping();
+    } catch (error) {
+      this.options.onRedisError('ping', error);
+      return 'unknown';
+    }
+    await this.processing;
+    const position = this.position;
+    return position?.epoch === clock.epoch && position.seq >= clock.seq ? 'heard' : 'missed';
   }
 
   private async process(message: InvalidationMessage): Promise<void> {
@@ -174,7 +196,6 @@ export class Membership {
   /** Drops everything kept (it may predate what was missed) and continues from `position`; the lease waits for the next renewal. */
   private async restartAt(position: ClockPosition, reason: ResetReason): Promise<void> {
     this.leaseUntil = 0;
-    this.aheadSeq = undefined;
     if (this.position) this.options.onReset(reason);
     this.position = { epoch: position.epoch, seq: position.seq };
     this.options.heard.restartAt(this.position);

@@ -131,22 +131,26 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
   }
 
   /**
-   * Until every member of the clock processed `confirmed` (and the clock is older than a lease),
-   * or, at the latest, until `deadline`: a lease granted before the confirm's answer arrived ends
-   * by then whatever Redis says (rule 5).
+   * Until every member of the clock processed `confirmed` and the clock has been there a lease (by
+   * this process's clock: members of an older clock may hold leases nobody can see), or, at the
+   * latest, until `deadline`: a lease granted before the confirm's answer arrived ends by then
+   * (rule 5). Members still behind then are forgotten: any lease they hold was granted before the
+   * confirm and has ended, and they join again with their next renewal.
    */
   private async untilAcknowledged(confirmed: ClockPosition, deadline: number): Promise<void> {
+    const { clock } = this.options;
     let delayMs = 1;
     while (performance.now() < deadline) {
       try {
-        const { waiting, young } = await this.options.clock.unacknowledged(confirmed, LEASE_MS);
-        if (waiting === 0 && !young) return;
+        const { waiting, replaced } = await clock.unacknowledged(confirmed, false);
+        if (waiting === 0 && !replaced && clock.ageOf(confirmed.epoch) >= LEASE_MS) return;
       } catch (error) {
         this.options.onRedisError('acknowledgements', error);
       }
       await sleep(Math.min(delayMs, Math.max(0, deadline - performance.now())));
       delayMs = Math.min(delayMs * 2, 50);
     }
+    await clock.unacknowledged(confirmed, true).catch((error) => this.options.onRedisError('acknowledgements', error));
   }
 
   /** `call` until it succeeds or `deadline` passes (undefined then), backing off between attempts. */
