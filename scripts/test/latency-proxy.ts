@@ -1,14 +1,23 @@
-// A TCP proxy on loopback that can hold back what a server sends: latency between a client (the
-// gateway) and a real server (Postgres), switched on and off while both run, without either
-// knowing. Each connection's bytes keep their order; only their arrival is late.
+// A TCP proxy on loopback that can slow what a server sends: latency, and a bandwidth cap per
+// connection, between a client (the gateway) and a real server (Postgres), switched on and off
+// while both run, without either knowing. Each connection's bytes keep their order; only their
+// arrival is late (a large answer later than a small one, as on a congested link).
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface LinkSpeed {
+  latencyMs: number;
+  bytesPerSecond?: number;
+}
 
 export interface LatencyProxy {
   /** The proxy's port on 127.0.0.1: point the client here instead of at the server. */
   readonly port: number;
-  /** Holds each chunk the server sends for `ms` from now on (0: passes it at once). */
-  setDelay(ms: number): void;
+  /**
+   * From now on, each chunk the server sends arrives `latencyMs` late, and a connection carries
+   * at most `bytesPerSecond` (unset: no cap). `slow({ latencyMs: 0 })` passes chunks at once.
+   */
+  slow(link: LinkSpeed): void;
   /** Chunks that were held back so far: what shows a slowed window slowed anything. */
   readonly delayedChunks: number;
   close(): Promise<void>;
@@ -16,7 +25,7 @@ export interface LatencyProxy {
 
 /** Forwards 127.0.0.1:<port> to `target`, holding back the server's replies by the current delay. */
 export async function startLatencyProxy(target: { host: string; port: number }): Promise<LatencyProxy> {
-  let delayMs = 0;
+  let link: LinkSpeed = { latencyMs: 0 };
   let delayedChunks = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -32,10 +41,14 @@ export async function startLatencyProxy(target: { host: string; port: number }):
     client.pipe(upstream);
     // One chain per connection: a chunk waits for the one before it, so order is kept.
     let chain = Promise.resolve();
+    let linkFreeAt = 0;
     upstream.on('data', (chunk: Buffer) => {
-      // Due `delayMs` after it arrived, not after the chunk before it left: latency, not a slower link.
-      const dueAt = performance.now() + delayMs;
-      if (delayMs > 0) delayedChunks += 1;
+      // Due its latency after it arrived, then as long as the link takes to carry it after the one before.
+      const { latencyMs, bytesPerSecond } = link;
+      const sendMs = bytesPerSecond ? (chunk.length * 1_000) / bytesPerSecond : 0;
+      const dueAt = Math.max(performance.now() + latencyMs, linkFreeAt) + sendMs;
+      linkFreeAt = dueAt;
+      if (latencyMs > 0 || sendMs > 0) delayedChunks += 1;
       chain = chain.then(async () => {
         const waitMs = dueAt - performance.now();
         if (waitMs > 0) await sleep(waitMs);
@@ -48,8 +61,8 @@ export async function startLatencyProxy(target: { host: string; port: number }):
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    setDelay: (ms) => {
-      delayMs = ms;
+    slow: (speed) => {
+      link = speed;
     },
     get delayedChunks() {
       return delayedChunks;

@@ -1,6 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.js';
 import { GroupProcess, runOk } from './process.js';
 
@@ -17,14 +20,12 @@ export interface RedisOptions {
   /** How many numbered databases it has (Redis's default: 16). */
   databases?: number;
   /**
-   * Runs the server under libfaketime (Debian's `libfaketime`) so its wall clock (`TIME`, key
-   * expiry) can be stepped while it runs (`stepClock`); its monotonic clock stays the machine's.
+   * Runs the server with its wall clock (`TIME`, key expiry) offset by a preloaded shim
+   * (wall-clock-offset/), so that it can be stepped while it runs (`stepClock`); its monotonic
+   * clock stays the machine's.
    */
   steppableClock?: boolean;
 }
-
-/** Debian's libfaketime: preloaded, it offsets the wall clock by what its timestamp file says. */
-const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 /** What `INFO` says about a running server. */
 export interface RedisStats {
@@ -86,18 +87,44 @@ function settings(options: RedisOptions): string[] {
   ];
 }
 
+/** Writes the offset in place (never truncating: the server maps the file). */
+async function writeOffset(file: string, offsetMs: number): Promise<void> {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigInt64LE(BigInt(Math.round(offsetMs * 1_000)));
+  const handle = await open(file, existsSync(file) ? 'r+' : 'w');
+  try {
+    await handle.write(bytes, 0, 8, 0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The wall-clock shim, compiled once per source (Debian's gcc), cached beside the other test tools. */
+async function wallClockOffsetLibrary(): Promise<string> {
+  const source = fileURLToPath(new URL('wall-clock-offset/wall-clock-offset.c', import.meta.url));
+  const digest = createHash('sha256').update(await readFile(source)).digest('hex').slice(0, 12);
+  const library = join(homedir(), '.cache/catalog-gateway', `wall-clock-offset-${digest}.so`);
+  if (!existsSync(library)) {
+    await mkdir(dirname(library), { recursive: true });
+    const building = `${library}.${process.pid}`;
+    await runOk('gcc', ['-shared', '-fPIC', '-O2', '-o', building, source, '-ldl']);
+    await rename(building, library);
+  }
+  return library;
+}
+
 export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   // A replica keeps the snapshot its primary sends it here: never in the caller's directory, and
   // deleted before every start, so a server always starts empty.
   const dir = await mkdtemp(join(tmpdir(), 'catalog-redis-'));
   let server: GroupProcess | undefined;
-  // libfaketime reads the offset from this file on every call (FAKETIME_NO_CACHE): a step takes at once.
+  // The shim reads the offset from this file's 8 bytes on every call: a step takes at once.
   const clockFile = join(dir, 'clock-offset');
   const clockEnv = options.steppableClock
-    ? { env: { ...process.env, LD_PRELOAD: LIBFAKETIME, FAKETIME_TIMESTAMP_FILE: clockFile, FAKETIME_NO_CACHE: '1', DONT_FAKE_MONOTONIC: '1' } }
+    ? { env: { ...process.env, LD_PRELOAD: await wallClockOffsetLibrary(), WALL_CLOCK_OFFSET_FILE: clockFile } }
     : {};
-  if (options.steppableClock) await writeFile(clockFile, '+0\n');
+  if (options.steppableClock) await writeOffset(clockFile, 0);
 
   const start = async () => {
     await rm(join(dir, 'dump.rdb'), { force: true });
@@ -138,7 +165,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     command,
     async stepClock(offsetMs: number) {
       if (!options.steppableClock) throw new Error('this Redis was not started with a steppable clock');
-      await writeFile(clockFile, `${offsetMs >= 0 ? '+' : '-'}${Math.abs(offsetMs) / 1_000}\n`);
+      await writeOffset(clockFile, offsetMs);
       const [seconds, micros] = (await command('TIME')).split('\n').map(Number);
       const shown = seconds! * 1_000 + micros! / 1_000 - Date.now();
       if (Math.abs(shown - offsetMs) > 1_000) throw new Error(`Redis's clock is ${Math.round(shown)} ms off, not ${offsetMs} ms`);

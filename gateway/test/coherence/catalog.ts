@@ -12,9 +12,14 @@ const CATEGORIES = ['Jackets', 'Pants', 'Kicks', 'Accessories', 'Dresses'];
 /**
  * `products` products (ids 1..n), each with a feature, a style and a related product, and the
  * initial slogan `versionedSlogan(id, 0, 'seed')`, in `emptyDatabaseUrl`, by
- * default a fresh one on the suite's Postgres. Returns the database's URL.
+ * default a fresh one on the suite's Postgres; `heavy` products get that many features more
+ * (a response that takes long to compute). Returns the database's URL.
  */
-export async function createCoherenceCatalog(products: number, emptyDatabaseUrl?: string): Promise<string> {
+export async function createCoherenceCatalog(
+  products: number,
+  emptyDatabaseUrl?: string,
+  heavy?: { products: readonly number[]; features: number },
+): Promise<string> {
   const databaseUrl = emptyDatabaseUrl ?? (await createTestDatabase('coherence'));
   await createCatalog(databaseUrl);
   const ids = Array.from({ length: products }, (_, index) => index + 1);
@@ -30,6 +35,13 @@ export async function createCoherenceCatalog(products: number, emptyDatabaseUrl?
     await client.query(`INSERT INTO features (product_id, feature, value) SELECT id, 'Fabric', 'Canvas' FROM products`);
     await client.query(`INSERT INTO styles (product_id, name, original_price, default_style) SELECT id, 'Plain', 10, true FROM products`);
     await client.query(`INSERT INTO related (product_id, related_product_id) SELECT id, 1 + id % $1 FROM products`, [products]);
+    if (heavy) {
+      await client.query(
+        `INSERT INTO features (product_id, feature, value)
+         SELECT id, 'Detail ' || n, repeat('Stitched ', 8) || n FROM unnest($1::bigint[]) AS id, generate_series(1, $2) AS n`,
+        [heavy.products, heavy.features],
+      );
+    }
   });
   return databaseUrl;
 }

@@ -22,6 +22,12 @@ const REPLICA_MAX_LAG_MS = 10_000;
 /** Room for every response a run makes: nothing leaves a gateway's memory but by invalidation. */
 const ROOMY_MEMORY_ENTRIES = 50_000;
 
+/** Features more on each written product in the slow run: its REST answer takes long to build. */
+const HEAVY_FEATURES = 1_500;
+
+/** The products a run's writers write (workload.ts: fixed by the catalog's size). */
+const writtenProducts = (): number[] => new Popularity(PRODUCTS, seededRandom(0)).written;
+
 const startGateways = (env: Record<string, string>) =>
   Promise.all(['gateway-a', 'gateway-b'].map((name) => startGatewayProcess(name, env)));
 
@@ -75,14 +81,16 @@ describe('coherence under the environment: what the argument assumes, varied', {
     });
   });
 
-  describe('slow statements and pauses: latency between the gateways and Postgres, gateways paused like a GC', () => {
+  describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, gateways paused like a GC', () => {
     let redis: RedisServer;
     let latency: LatencyProxy;
     let databaseUrl: string;
     let gateways: GatewayProcess[] = [];
     before(async () => {
       redis = await startRedis();
-      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      // The written products' REST answers take long to compute (a product with a long spec
+      // sheet): reads of them stay in flight while writes to them are acknowledged.
+      databaseUrl = await createCoherenceCatalog(PRODUCTS, undefined, { products: writtenProducts(), features: HEAVY_FEATURES });
       const direct = new URL(databaseUrl);
       latency = await startLatencyProxy({ host: direct.hostname, port: Number(direct.port) });
       const slowed = new URL(databaseUrl);
@@ -120,9 +128,9 @@ describe('coherence under the environment: what the argument assumes, varied', {
       await redis?.stop();
     });
 
-    /** Products no writer of the run touches (workload.ts's written set is fixed by the catalog's size). */
+    /** Products no writer of the run touches. */
     const unwritten = () => {
-      const written = new Set(new Popularity(PRODUCTS, seededRandom(0)).written);
+      const written = new Set(writtenProducts());
       return Array.from({ length: PRODUCTS }, (_, index) => index + 1)
         .filter((id) => !written.has(id))
         .slice(0, 40);

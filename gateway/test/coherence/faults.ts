@@ -76,7 +76,9 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'redis clock stepped': [2_000, 5_000],
 };
 /** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
-const POSTGRES_LATENCY_MS: readonly [number, number] = [80, 250];
+const POSTGRES_LATENCY_MS: readonly [number, number] = [20, 150];
+/** The slowed link's capacity, bytes a second a connection: a large product's answer takes 50–200 ms. */
+const POSTGRES_BYTES_PER_SECOND: readonly [number, number] = [500_000, 2_000_000];
 /** How far Redis's wall clock is stepped, in ms, forward or back (an NTP step, a VM restored). */
 const CLOCK_STEP_MS: readonly [number, number] = [2_000, 120_000];
 const GAP_MS: readonly [number, number] = [1_500, 4_000];
@@ -273,19 +275,24 @@ async function pauseReplay({ primary, replicas }: ReplicatedPostgres, durationMs
   return summary;
 }
 
-/** Every answer from Postgres held back for a while: statements still running as writes around them are acknowledged. */
+/**
+ * Every answer from Postgres late, and large ones later (a congested link): reads of a large
+ * product still in flight while small writes to it are acknowledged.
+ */
 async function slowPostgres(latency: LatencyProxy, durationMs: number, random: Random): Promise<string> {
-  const delayMs = uniformInt(random, ...POSTGRES_LATENCY_MS);
+  const latencyMs = uniformInt(random, ...POSTGRES_LATENCY_MS);
+  const bytesPerSecond = uniformInt(random, ...POSTGRES_BYTES_PER_SECOND);
   const before = latency.delayedChunks;
-  latency.setDelay(delayMs);
+  latency.slow({ latencyMs, bytesPerSecond });
   try {
     await sleep(durationMs);
   } finally {
-    latency.setDelay(0);
+    latency.slow({ latencyMs: 0 });
   }
   const held = latency.delayedChunks - before;
-  if (held === 0) throw new Error(`nothing came from Postgres in ${durationMs} ms of ${delayMs} ms latency`);
-  return `every answer from Postgres ${delayMs} ms late for ${durationMs} ms: ${held} chunks held back`;
+  const link = `${latencyMs} ms late at ${(bytesPerSecond / 1e6).toFixed(2)} MB/s a connection`;
+  if (held === 0) throw new Error(`nothing came from Postgres in ${durationMs} ms of answers ${link}`);
+  return `every answer from Postgres ${link} for ${durationMs} ms: ${held} chunks held back`;
 }
 
 /**

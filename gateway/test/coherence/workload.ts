@@ -36,6 +36,8 @@ const COLD_WRITTEN_STRIDE = 40;
 const READS_OF_WRITTEN = 0.5;
 /** A writer's pause between writes: reads outnumber writes, as in a shop. */
 const SHOP_WRITE_PAUSE_MS = [200, 600] as const;
+/** Share of acknowledged writes its writer reads back at once (a back office saving, then showing the product). */
+const READ_BACK_SHARE = 0.5;
 /** Longest a client waits for one answer before recording it unanswered. */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** A client pauses this long after a request that got no answer (its gateway down), not to spin. */
@@ -292,6 +294,10 @@ async function writer(index: number, options: WorkloadOptions, popularity: Popul
       slogan,
       acknowledged,
     });
+    // The read most likely to find what the write replaced: one that begins right after its 200.
+    if (acknowledged && random() < READ_BACK_SHARE) {
+      await recordRead(options.recorder, client, pickGateway(random, options.gateways), restProductRead(product, {}));
+    }
     const [shortest, longest] = options.writePauseMs ?? SHOP_WRITE_PAUSE_MS;
     await sleep(typeof outcome === 'number' ? uniformInt(random, shortest, longest) : PAUSE_AFTER_FAILURE_MS);
   }
