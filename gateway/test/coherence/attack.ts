@@ -49,6 +49,8 @@ export interface Attack {
   /** More writers, or writers without pauses, than a shop's pace (RUN). */
   writers?: number;
   writePauseMs?: readonly [number, number];
+  /** Fewer readers than RUN's, where they would only queue behind one another. */
+  readers?: number;
 }
 
 /** Runs the clients with the planned faults and asserts the verdict: every fault happened, 0 stale reads. */
@@ -58,6 +60,7 @@ export async function attack({ random, faults, gateways, targets, databaseUrl, d
   const result = await runScenario({
     ...RUN,
     writers: run.writers ?? RUN.writers,
+    readers: run.readers ?? RUN.readers,
     writePauseMs: run.writePauseMs,
     durationMs,
     name: `seed ${SEED}`,

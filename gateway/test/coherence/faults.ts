@@ -70,7 +70,7 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'gateway restarted': [0, 0],
   'redis primary killed': [0, 0],
   'replica replay paused': [1_000, 3_000],
-  'postgres slowed': [3_000, 6_000],
+  'postgres slowed': [5_000, 9_000],
   // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
   'gateway paused': [50, 400],
   'redis clock stepped': [2_000, 5_000],

@@ -36,8 +36,10 @@ const COLD_WRITTEN_STRIDE = 40;
 const READS_OF_WRITTEN = 0.5;
 /** A writer's pause between writes: reads outnumber writes, as in a shop. */
 const SHOP_WRITE_PAUSE_MS = [200, 600] as const;
-/** Share of acknowledged writes its writer reads back at once (a back office saving, then showing the product). */
-const READ_BACK_SHARE = 0.5;
+/** Share of writes saved again at once with a page loading in between (an editor saving twice, an autosave). */
+const READ_AROUND_SAVES_SHARE = 0.5;
+/** How long after that page began loading the second save is sent, [shortest, longest] ms. */
+const SECOND_SAVE_AFTER_MS = [2, 20] as const;
 /** Longest a client waits for one answer before recording it unanswered. */
 const REQUEST_TIMEOUT_MS = 15_000;
 /** A client pauses this long after a request that got no answer (its gateway down), not to spin. */
@@ -269,8 +271,8 @@ async function writer(index: number, options: WorkloadOptions, popularity: Popul
   const client = `writer-${index}`;
   const owned = popularity.ownedBy(index, options.writers);
   const versions = new Map(owned.map((product) => [product, 0]));
-  while (!signal.aborted) {
-    const product = owned[Math.floor(random() * owned.length)]!;
+  /** Writes the next version of `product` through a random gateway and records it; returns its outcome. */
+  const write = async (product: number): Promise<{ outcome: Outcome; acknowledged: boolean }> => {
     const version = versions.get(product)! + 1;
     versions.set(product, version);
     const slogan = versionedSlogan(product, version, `${client} of ${options.run}`);
@@ -294,9 +296,20 @@ async function writer(index: number, options: WorkloadOptions, popularity: Popul
       slogan,
       acknowledged,
     });
-    // The read most likely to find what the write replaced: one that begins right after its 200.
-    if (acknowledged && random() < READ_BACK_SHARE) {
-      await recordRead(options.recorder, client, pickGateway(random, options.gateways), restProductRead(product, {}));
+    return { outcome, acknowledged };
+  };
+  while (!signal.aborted) {
+    const product = owned[Math.floor(random() * owned.length)]!;
+    const { outcome, acknowledged } = await write(product);
+    if (acknowledged && random() < READ_AROUND_SAVES_SHARE) {
+      // Saved again at once, a page loading between the two saves: its read misses (the first save
+      // voided the entry) and reads the row before the second commits; the page loaded after the
+      // second save's 200 must show it.
+      const page = pickGateway(random, options.gateways);
+      const loading = recordRead(options.recorder, client, page, restProductRead(product, {}));
+      await sleep(uniformInt(random, ...SECOND_SAVE_AFTER_MS));
+      if ((await write(product)).acknowledged) await recordRead(options.recorder, client, page, restProductRead(product, {}));
+      await loading;
     }
     const [shortest, longest] = options.writePauseMs ?? SHOP_WRITE_PAUSE_MS;
     await sleep(typeof outcome === 'number' ? uniformInt(random, shortest, longest) : PAUSE_AFTER_FAILURE_MS);
