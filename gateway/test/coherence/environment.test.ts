@@ -81,9 +81,10 @@ describe('coherence under the environment: what the argument assumes, varied', {
     });
   });
 
-  describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, gateways paused like a GC', () => {
+  describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, one gateway hearing Redis late, gateways paused like a GC', () => {
     let redis: RedisServer;
     let latency: LatencyProxy;
+    let redisLatency: LatencyProxy;
     let databaseUrl: string;
     let gateways: GatewayProcess[] = [];
     before(async () => {
@@ -95,21 +96,25 @@ describe('coherence under the environment: what the argument assumes, varied', {
       latency = await startLatencyProxy({ host: direct.hostname, port: Number(direct.port) });
       const slowed = new URL(databaseUrl);
       slowed.port = String(latency.port);
-      gateways = await startGateways(gatewayEnv(slowed.toString(), { REDIS_URL: redis.url }));
+      redisLatency = await startLatencyProxy({ host: '127.0.0.1', port: redis.port });
+      gateways = await Promise.all([
+        startGatewayProcess('gateway-a', gatewayEnv(slowed.toString(), { REDIS_URL: redis.url })),
+        startGatewayProcess('gateway-b', gatewayEnv(slowed.toString(), { REDIS_URL: `redis://127.0.0.1:${redisLatency.port}` })),
+      ]);
     });
     after(async () => {
       await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
-      await Promise.allSettled([latency?.close(), redis?.stop()]);
+      await Promise.allSettled([latency?.close(), redisLatency?.close(), redis?.stop()]);
     });
 
     it('0 stale reads', async () => {
       await attack({
         random: seededRandom(SEED + 11),
-        faults: ['postgres slowed', 'gateway paused', 'postgres slowed', 'gateway paused', 'postgres slowed'],
+        faults: ['postgres slowed', 'gateway paused', 'redis slowed for one gateway', 'postgres slowed', 'gateway paused', 'redis slowed for one gateway', 'postgres slowed'],
         gateways,
-        targets: { latency },
+        targets: { latency, redisLatency },
         databaseUrl,
-        durationMs: 40_000,
+        durationMs: 50_000,
         // Few enough that a read's statement leaves at once instead of queueing behind others' (loaders/shared-batchers.ts).
         readers: 4,
       });

@@ -26,6 +26,7 @@ export type FaultKind =
   | 'redis primary killed'
   | 'replica replay paused'
   | 'postgres slowed'
+  | 'redis slowed for one gateway'
   | 'gateway paused'
   | 'redis clock stepped';
 
@@ -35,6 +36,8 @@ export interface FaultTargets {
   sentinels?: RedisSentinelGroup;
   /** Between the gateways and Postgres: what slows every statement's answer. */
   latency?: LatencyProxy;
+  /** Between one gateway and Redis: what slows its renewals' answers and the messages it hears. */
+  redisLatency?: LatencyProxy;
   /** The gateways read its first replica (DATABASE_READ_URLS). */
   replication?: ReplicatedPostgres;
   gateways: readonly GatewayProcess[];
@@ -71,12 +74,15 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'redis primary killed': [0, 0],
   'replica replay paused': [1_000, 3_000],
   'postgres slowed': [5_000, 9_000],
+  'redis slowed for one gateway': [3_000, 6_000],
   // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
   'gateway paused': [50, 400],
   'redis clock stepped': [2_000, 5_000],
 };
 /** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
 const POSTGRES_LATENCY_MS: readonly [number, number] = [20, 150];
+/** What one gateway's Redis answers and messages arrive late by, in ms: up to past a lease. */
+const REDIS_LATENCY_MS: readonly [number, number] = [50, 1_500];
 /** The slowed link's capacity, bytes a second a connection: a large product's answer takes 50–200 ms. */
 const POSTGRES_BYTES_PER_SECOND: readonly [number, number] = [500_000, 2_000_000];
 /** How far Redis's wall clock is stepped, in ms, forward or back (an NTP step, a VM restored). */
@@ -296,6 +302,24 @@ async function slowPostgres(latency: LatencyProxy, durationMs: number, random: R
 }
 
 /**
+ * One gateway hears Redis late (its renewals' answers and the invalidation messages alike),
+ * while the other gateway and the writers do not: a congested or distant link to Redis.
+ */
+async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random: Random): Promise<string> {
+  const latencyMs = uniformInt(random, ...REDIS_LATENCY_MS);
+  const before = latency.delayedChunks;
+  latency.slow({ latencyMs });
+  try {
+    await sleep(durationMs);
+  } finally {
+    latency.slow({ latencyMs: 0 });
+  }
+  const held = latency.delayedChunks - before;
+  if (held === 0) throw new Error(`nothing came from Redis in ${durationMs} ms of answers ${latencyMs} ms late`);
+  return `one gateway's Redis answers and messages ${latencyMs} ms late for ${durationMs} ms: ${held} chunks held back`;
+}
+
+/**
  * Redis's wall clock stepped by a random offset, forward or back, for `durationMs`, then back in
  * step (a second step): TIME and key expiry follow it; its monotonic clock does not.
  */
@@ -346,6 +370,8 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
       return pauseReplay(need(targets.replication, 'Postgres streaming replica'), fault.durationMs);
     case 'postgres slowed':
       return slowPostgres(need(targets.latency, 'latency proxy before Postgres'), fault.durationMs, random);
+    case 'redis slowed for one gateway':
+      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random);
     case 'gateway paused':
       return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
     case 'redis clock stepped':
