@@ -102,7 +102,10 @@ async function writeOffset(file: string, offsetMs: number): Promise<void> {
 /** The wall-clock shim, compiled once per source (Debian's gcc), cached beside the other test tools. */
 async function wallClockOffsetLibrary(): Promise<string> {
   const source = fileURLToPath(new URL('wall-clock-offset/wall-clock-offset.c', import.meta.url));
-  const digest = createHash('sha256').update(await readFile(source)).digest('hex').slice(0, 12);
+  const digest = createHash('sha256')
+    .update(await readFile(source))
+    .digest('hex')
+    .slice(0, 12);
   const library = join(homedir(), '.cache/catalog-gateway', `wall-clock-offset-${digest}.so`);
   if (!existsSync(library)) {
     await mkdir(dirname(library), { recursive: true });
@@ -129,19 +132,13 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   const start = async () => {
     await rm(join(dir, 'dump.rdb'), { force: true });
     await mkdir(dir, { recursive: true });
-    server = new GroupProcess(`${REDIS_BIN} (Debian's redis-server package)`, REDIS_BIN, [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...settings(options),
-    ], undefined, clockEnv);
+    server = new GroupProcess(
+      `${REDIS_BIN} (Debian's redis-server package)`,
+      REDIS_BIN,
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...settings(options)],
+      undefined,
+      clockEnv,
+    );
     await server.waitForOutput('Ready to accept connections', 30_000);
   };
   const command = async (...args: string[]) => (await runOk(REDIS_CLI_BIN, ['-h', '127.0.0.1', '-p', String(port), ...args])).trim();

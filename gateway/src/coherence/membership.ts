@@ -139,7 +139,11 @@ export class Membership {
     const heard = movedSinceSent ? 'unknown' : await this.heardThrough(clock);
     if (heard === 'missed') {
       const newEpoch = this.position?.epoch !== clock.epoch;
-      if (!newEpoch) this.options.logger.warn({ processed: this.position?.seq, redis: clock.seq }, 'invalidations were not heard: dropping what is kept');
+      if (!newEpoch)
+        this.options.logger.warn(
+          { processed: this.position?.seq, redis: clock.seq },
+          'invalidations were not heard: dropping what is kept',
+        );
       await this.restartAt(clock, newEpoch ? clock.cause : 'gap');
     }
     // Registered where it is now by the next renewal, which may then grant the lease.

@@ -110,7 +110,15 @@ describe('coherence under the environment: what the argument assumes, varied', {
     it('0 stale reads', async () => {
       await attack({
         random: seededRandom(SEED + 11),
-        faults: ['postgres slowed', 'gateway paused', 'redis slowed for one gateway', 'postgres slowed', 'gateway paused', 'redis slowed for one gateway', 'postgres slowed'],
+        faults: [
+          'postgres slowed',
+          'gateway paused',
+          'redis slowed for one gateway',
+          'postgres slowed',
+          'gateway paused',
+          'redis slowed for one gateway',
+          'postgres slowed',
+        ],
         gateways,
         targets: { latency, redisLatency },
         databaseUrl,
