@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { CAPTURE_ORIGIN_SETTING, GATEWAY_ORIGIN } from '@catalog/contract';
 import type { Logger } from 'pino';
 import { AdmissionGate } from './admission.js';
 import { ServiceUnavailableError } from '../errors.js';
@@ -85,6 +86,8 @@ export class Database {
       // Client-side backstop in case the server stops answering altogether.
       query_timeout: options.statementTimeoutMs + 1_000,
       application_name: 'catalog-gateway',
+      // The gateway announces its own writes: the change-capture triggers skip its sessions.
+      options: `-c ${CAPTURE_ORIGIN_SETTING}=${GATEWAY_ORIGIN}`,
       keepAlive: true,
       types: typeOverrides,
     });
