@@ -15,6 +15,13 @@ export const CLAIM_EVERY_MS = 500;
  * lease, then a lease of acknowledgements).
  */
 export const CLAIM_IDLE_TIMEOUT_MS = 3_000;
+/**
+ * The promise (gateway/README.md, rule 10): a change committed outside the gateway is let go of
+ * by every tier within this long, while the primary and Redis answer. The worst case it covers:
+ * the gateway that claimed it froze (CLAIM_IDLE_TIMEOUT_MS until Postgres gives the claim back),
+ * the next claim (CLAIM_EVERY_MS), and its announcement (a lease at most, waiting for members).
+ */
+export const CAPTURE_BOUND_MS = 5_000;
 const RECONNECT_DELAYS_MS = [500, 1_000, 2_000, 5_000];
 /** SQLSTATE undefined_table: the change log was never installed (no loader run since capture existed). */
 const UNDEFINED_TABLE = '42P01';
