@@ -25,7 +25,9 @@ describe('change capture: the triggers record each statement on the catalog tabl
     await installChangeCapture(client, 'catalog');
     await client.query('COMMIT');
     await client.query(`SET search_path TO catalog`);
-    await client.query(`INSERT INTO products (id, name, category, default_price) SELECT id, 'P' || id, 'Kicks', 10 FROM generate_series(1, 5) id`);
+    await client.query(
+      `INSERT INTO products (id, name, category, default_price) SELECT id, 'P' || id, 'Kicks', 10 FROM generate_series(1, 5) id`,
+    );
     await client.query(`INSERT INTO styles (id, product_id, name) VALUES (1, 1, 'Red'), (2, 2, 'Blue'), (3, 2, 'Green')`);
     await client.query(`INSERT INTO skus (id, style_id, size, quantity) VALUES (1, 1, 'S', 1), (2, 3, 'M', 2)`);
     await client.query(`INSERT INTO photos (id, style_id, url) VALUES (1, 2, 'u')`);
@@ -43,7 +45,11 @@ describe('change capture: the triggers record each statement on the catalog tabl
     );
     return rows.map((row) => ({ ...row, product_ids: row.product_ids.map(Number).sort((a, b) => a - b) }));
   }
-  const entry = (productIds: number[], listChanged: boolean): Entry => ({ product_ids: productIds, list_changed: listChanged, everything: null });
+  const entry = (productIds: number[], listChanged: boolean): Entry => ({
+    product_ids: productIds,
+    list_changed: listChanged,
+    everything: null,
+  });
 
   it('products: a field no list shows names the product; a listed field, an insert or a delete moves lists too', async () => {
     assert.deepEqual(await recorded(`UPDATE products SET slogan = 'new' WHERE id IN (1, 2)`), [entry([1, 2], false)]);
@@ -89,7 +95,9 @@ describe('change capture: the triggers record each statement on the catalog tabl
     assert.match(bulk!.everything ?? '', /one statement changed 10001 products/);
     await client.query(`SET catalog_capture.log_cap = 10`);
     try {
-      const entries = await recorded(`DO $$ BEGIN FOR i IN 1..25 LOOP UPDATE catalog.products SET slogan = i::text WHERE id = 2; END LOOP; END $$`);
+      const entries = await recorded(
+        `DO $$ BEGIN FOR i IN 1..25 LOOP UPDATE catalog.products SET slogan = i::text WHERE id = 2; END LOOP; END $$`,
+      );
       assert.ok(entries.length <= 10, `${entries.length} entries kept with a cap of 10`);
       assert.ok(
         entries.some((kept) => /overflowed/.test(kept.everything ?? '')),

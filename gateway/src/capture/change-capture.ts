@@ -93,7 +93,8 @@ export function followChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
         warnedNotInstalled = false;
       } catch (error) {
         if ((error as { code?: string }).code === UNDEFINED_TABLE) {
-          if (!warnedNotInstalled) logger.warn({ err: error }, 'change capture is not installed in the database (a loader run installs it)');
+          if (!warnedNotInstalled)
+            logger.warn({ err: error }, 'change capture is not installed in the database (a loader run installs it)');
           warnedNotInstalled = true;
           return;
         }

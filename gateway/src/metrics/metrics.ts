@@ -121,7 +121,7 @@ export function createMetrics() {
     ),
     captureDelay: new Histogram({
       name: 'catalog_capture_delay_seconds',
-      help: "From the end of a statement made outside the gateway to every gateway replica having let go of what it replaced, for the entries this process announced",
+      help: 'From the end of a statement made outside the gateway to every gateway replica having let go of what it replaced, for the entries this process announced',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),

@@ -146,16 +146,35 @@ describe('changes made in the database by hand reach every tier of every gateway
         const { status, json } = await send(gateway, 'GET', `/products/${product}/styles`);
         assert.equal(status, 200);
         const styles = (json as { results: { name: string; skus: Record<string, { size: string }> }[] }).results;
-        return { name: styles.map((style) => `${style.name}:${Object.values(style.skus).map((sku) => sku.size).join('+')}`).sort().join(','), slogan: null };
+        return {
+          name: styles
+            .map(
+              (style) =>
+                `${style.name}:${Object.values(style.skus)
+                  .map((sku) => sku.size)
+                  .join('+')}`,
+            )
+            .sort()
+            .join(','),
+          slogan: null,
+        };
       },
     };
     const graphqlStylesRead: ProductRead = {
       label: 'GraphQL POST product styles',
       async read(gateway, product) {
-        const { status, json } = await send(gateway, 'POST', '/graphql', { body: { query: STYLES_QUERY, variables: { id: String(product) } } });
+        const { status, json } = await send(gateway, 'POST', '/graphql', {
+          body: { query: STYLES_QUERY, variables: { id: String(product) } },
+        });
         assert.equal(status, 200);
         const styles = (json as { data: { product: { styles: { name: string; skus: { size: string }[] }[] } } }).data.product.styles;
-        return { name: styles.map((style) => `${style.name}:${style.skus.map((sku) => sku.size).join('+')}`).sort().join(','), slogan: null };
+        return {
+          name: styles
+            .map((style) => `${style.name}:${style.skus.map((sku) => sku.size).join('+')}`)
+            .sort()
+            .join(','),
+          slogan: null,
+        };
       },
     };
     const reads = [stylesRead, graphqlStylesRead];
@@ -174,7 +193,10 @@ describe('changes made in the database by hand reach every tier of every gateway
   it('a write through a gateway is not captured again: the change log records nothing for it', async () => {
     const entries = () =>
       servers.primary
-        .query<{ last: string }>(new URL(databaseUrl).pathname.slice(1), `SELECT last_value::text || ':' || is_called AS last FROM catalog_capture.changes_id_seq`)
+        .query<{ last: string }>(
+          new URL(databaseUrl).pathname.slice(1),
+          `SELECT last_value::text || ':' || is_called AS last FROM catalog_capture.changes_id_seq`,
+        )
         .then(([row]) => row!.last);
     const before = await entries();
     const { status } = await send(gateways[0]!, 'PUT', '/products/6', { body: { slogan: 'through the gateway' }, token: WRITE_TOKEN });
