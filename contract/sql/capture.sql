@@ -37,15 +37,17 @@ BEGIN
 END $$;
 
 -- The products a statement on one catalog table touched. Statement-level with transition tables
--- (old_rows, new_rows): one entry per statement, however many rows it changed. Writes made
+-- (old_rows, new_rows): one entry per statement, however many rows it changed. TG_ARGV[0] is the
+-- column naming each row's owner: a product's id, a feature's, style's or related row's
+-- product_id, a photo's or sku's style_id (then mapped to the style's product). Writes made
 -- through a gateway are announced by the gateway itself; its sessions say so in
 -- catalog_capture.origin, and are skipped here so no change is announced twice.
 CREATE OR REPLACE FUNCTION catalog_capture.record_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   -- Beyond this many products one entry becomes "everything": a bulk rewrite is a reload.
   most_products CONSTANT integer := 10000;
+  owner_column CONSTANT text := TG_ARGV[0];
   ids bigint[];
-  style_ids bigint[];
   listed boolean := false;
 BEGIN
   IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
@@ -55,49 +57,35 @@ BEGIN
     PERFORM catalog_capture.record('{}', true, format('TRUNCATE of %s', TG_TABLE_NAME));
     RETURN NULL;
   END IF;
-  IF TG_TABLE_NAME = 'products' THEN
-    -- Ids appearing or disappearing, or a field lists filter or sort by, move list positions.
-    IF TG_OP = 'INSERT' THEN
-      SELECT array_agg(id) INTO ids FROM new_rows;
-      listed := true;
-    ELSIF TG_OP = 'DELETE' THEN
-      SELECT array_agg(id) INTO ids FROM old_rows;
-      listed := true;
-    ELSE
-      SELECT array_agg(DISTINCT coalesce(o.id, n.id)),
-             coalesce(bool_or(o.id IS NULL OR n.id IS NULL
-                              OR o.name IS DISTINCT FROM n.name
-                              OR o.category IS DISTINCT FROM n.category
-                              OR o.default_price IS DISTINCT FROM n.default_price
-                              OR o.created_at IS DISTINCT FROM n.created_at), false)
-        INTO ids, listed
-        FROM old_rows o FULL JOIN new_rows n ON o.id = n.id;
-    END IF;
-  ELSIF TG_TABLE_NAME IN ('features', 'styles', 'related') THEN
-    IF TG_OP = 'INSERT' THEN
-      SELECT array_agg(DISTINCT product_id) INTO ids FROM new_rows;
-    ELSIF TG_OP = 'DELETE' THEN
-      SELECT array_agg(DISTINCT product_id) INTO ids FROM old_rows;
-    ELSE
-      SELECT array_agg(DISTINCT product_id) INTO ids
-        FROM (SELECT product_id FROM old_rows UNION SELECT product_id FROM new_rows) touched;
-    END IF;
+  -- Rows as jsonb, so one static query (planned once) reads the owner column of any table.
+  IF TG_OP = 'INSERT' THEN
+    SELECT array_agg(DISTINCT (to_jsonb(r) ->> owner_column)::bigint) INTO ids FROM new_rows r;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(DISTINCT (to_jsonb(r) ->> owner_column)::bigint) INTO ids FROM old_rows r;
   ELSE
-    -- photos and skus belong to a style, which belongs to a product. A style deleted in the
-    -- same statement's cascade is gone here, but its own delete recorded its product.
-    IF TG_OP = 'INSERT' THEN
-      SELECT array_agg(DISTINCT style_id) INTO style_ids FROM new_rows;
-    ELSIF TG_OP = 'DELETE' THEN
-      SELECT array_agg(DISTINCT style_id) INTO style_ids FROM old_rows;
-    ELSE
-      SELECT array_agg(DISTINCT style_id) INTO style_ids
-        FROM (SELECT style_id FROM old_rows UNION SELECT style_id FROM new_rows) touched;
-    END IF;
+    SELECT array_agg(DISTINCT (touched.r ->> owner_column)::bigint) INTO ids
+      FROM (SELECT to_jsonb(o) AS r FROM old_rows o UNION ALL SELECT to_jsonb(n) FROM new_rows n) touched;
+  END IF;
+  IF owner_column = 'style_id' AND ids IS NOT NULL THEN
+    -- A style deleted in the same statement's cascade is gone here, but its own delete recorded
+    -- its product.
     EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', TG_TABLE_SCHEMA)
-      INTO ids USING style_ids;
+      INTO ids USING ids;
   END IF;
   IF ids IS NULL THEN
     RETURN NULL; -- no row changed
+  END IF;
+  -- Ids appearing or disappearing, or a field lists filter or sort by, move list positions.
+  IF TG_TABLE_NAME = 'products' AND TG_OP <> 'UPDATE' THEN
+    listed := true;
+  ELSIF TG_TABLE_NAME = 'products' THEN
+    listed := EXISTS (
+      SELECT 1 FROM old_rows o FULL JOIN new_rows n ON o.id = n.id
+       WHERE o.id IS NULL OR n.id IS NULL
+          OR o.name IS DISTINCT FROM n.name
+          OR o.category IS DISTINCT FROM n.category
+          OR o.default_price IS DISTINCT FROM n.default_price
+          OR o.created_at IS DISTINCT FROM n.created_at);
   END IF;
   IF cardinality(ids) > most_products THEN
     PERFORM catalog_capture.record('{}', true, format('one statement changed %s products', cardinality(ids)));

@@ -12,16 +12,6 @@ import { loadCatalog } from '../src/load/load-catalog.js';
 
 const silent = pino({ level: 'silent' });
 
-async function withClient<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** The capture triggers on each catalog table of `schema`, as "table:trigger" names. */
 const captureTriggers = (client: pg.Client, schema: string) =>
   client
@@ -39,7 +29,9 @@ test('the catalog swapped in captures changes made in SQL; the bulk load into th
 
   const report = await loadCatalog({ databaseUrl, dataDir, skipIfSourceUnchanged: 'source-a', logger: silent });
   assert.equal(report.outcome, 'swapped');
-  await withClient(databaseUrl, async (client) => {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
     const triggers = await captureTriggers(client, 'catalog');
     assert.equal(triggers.length, 6 * 4, `capture triggers on the six tables: ${triggers.join(', ')}`);
     // The load itself recorded nothing: its rows went in before the triggers existed.
@@ -52,8 +44,10 @@ test('the catalog swapped in captures changes made in SQL; the bulk load into th
     );
     // A catalog swapped in before capture existed: the next run that keeps it installs it.
     await client.query(`DROP TRIGGER capture_update ON catalog.products`);
-  });
-  const unchanged = await loadCatalog({ databaseUrl, dataDir, skipIfSourceUnchanged: 'source-a', logger: silent });
-  assert.equal(unchanged.outcome, 'unchanged');
-  await withClient(databaseUrl, async (client) => assert.equal((await captureTriggers(client, 'catalog')).length, 6 * 4));
+    const unchanged = await loadCatalog({ databaseUrl, dataDir, skipIfSourceUnchanged: 'source-a', logger: silent });
+    assert.equal(unchanged.outcome, 'unchanged');
+    assert.equal((await captureTriggers(client, 'catalog')).length, 6 * 4);
+  } finally {
+    await client.end();
+  }
 });

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { CATALOG_CHANGED_CHANNEL } from '@catalog/contract';
+import { listenOn } from '../db/listening-connection.js';
 import type { CatalogChange } from '../events/catalog-events.js';
 import { CLAIM_BATCH, claimChanges, type ClaimedBatch } from './change-log.js';
 
@@ -22,7 +22,6 @@ export const CLAIM_IDLE_TIMEOUT_MS = 3_000;
  * the next claim (CLAIM_EVERY_MS), and its announcement (a lease at most, waiting for members).
  */
 export const CAPTURE_BOUND_MS = 5_000;
-const RECONNECT_DELAYS_MS = [500, 1_000, 2_000, 5_000];
 /** SQLSTATE undefined_table: the change log was never installed (no loader run since capture existed). */
 const UNDEFINED_TABLE = '42P01';
 
@@ -56,10 +55,7 @@ export interface ChangeCapture {
  */
 export function followChangeCapture(options: ChangeCaptureOptions): ChangeCapture {
   const { logger } = options;
-  let client: pg.Client | undefined;
   let closed = false;
-  let failures = 0;
-  let retry: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let claimAgain = false;
   let warnedNotInstalled = false;
@@ -81,12 +77,12 @@ export function followChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
 
   /** Claims until the log is empty (or all of it claimed elsewhere); one run at a time, another after it if asked meanwhile. */
   const claim = () => {
-    if (!client || closed) return;
+    const connection = listening.client;
+    if (!connection || closed) return;
     if (claiming) {
       claimAgain = true;
       return;
     }
-    const connection = client;
     claiming = (async () => {
       try {
         while ((await claimChanges(connection, announce)) === CLAIM_BATCH && !closed);
@@ -111,61 +107,27 @@ export function followChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
     });
   };
 
-  const scheduleReconnect = () => {
-    if (closed || retry) return;
-    const delay = RECONNECT_DELAYS_MS[Math.min(failures, RECONNECT_DELAYS_MS.length - 1)]!;
-    failures += 1;
-    retry = setTimeout(() => {
-      retry = undefined;
-      void connect();
-    }, delay);
-  };
-
-  const connect = async () => {
-    const candidate = new pg.Client({
-      connectionString: options.url,
-      application_name: 'catalog-gateway-capture',
-      keepAlive: true,
-      idle_in_transaction_session_timeout: CLAIM_IDLE_TIMEOUT_MS,
-    });
-    candidate.on('notification', ({ channel }) => {
-      if (channel === CATALOG_CHANGED_CHANNEL) claim();
-    });
-    // Errors end the connection; 'end' then schedules the reconnect.
-    candidate.on('error', (error) => logger.warn({ err: error }, 'change capture connection failed'));
-    candidate.on('end', () => {
-      if (client === candidate) client = undefined;
-      scheduleReconnect();
-    });
-    try {
-      await candidate.connect();
-      await candidate.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
-    } catch (error) {
-      options.onFailure('connect');
-      logger.warn({ err: error }, 'cannot follow the change log yet; retrying');
-      await candidate.end().catch(() => {});
-      scheduleReconnect();
-      return;
-    }
-    if (closed) {
-      await candidate.end();
-      return;
-    }
-    client = candidate;
-    failures = 0;
-    claim();
-  };
+  const listening = listenOn({
+    url: options.url,
+    channel: CATALOG_CHANGED_CHANNEL,
+    applicationName: 'catalog-gateway-capture',
+    idleInTransactionTimeoutMs: CLAIM_IDLE_TIMEOUT_MS,
+    purpose: 'change log follower',
+    logger,
+    onNotification: () => claim(),
+    // A backlog left while nobody listened is claimed at once.
+    onListening: () => claim(),
+    onConnectFailure: () => options.onFailure('connect'),
+  });
 
   const poll = setInterval(claim, CLAIM_EVERY_MS);
   poll.unref();
-  void connect();
   return {
     async close() {
       closed = true;
       clearInterval(poll);
-      clearTimeout(retry);
       await claiming;
-      await client?.end().catch(() => {});
+      await listening.close();
     },
   };
 }
