@@ -1,4 +1,4 @@
--- Change capture (gateway/README.md, "Consistency", rule 10): every committed change to the
+-- Change capture (gateway/README.md, "Consistency", rule 11): every committed change to the
 -- catalog tables that did not come through a gateway is recorded here, in the same transaction
 -- as the change, and announced with NOTIFY catalog_changed; one gateway claims each entry and
 -- invalidates every tier for the fleet. Its own schema, so a catalog swap never takes the log

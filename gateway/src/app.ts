@@ -107,7 +107,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const cache = createCache(config, { events, coherence, redis, metrics, logger });
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
-  // Changes made outside the gateway (rule 10). An edge purger joins the sink here.
+  // Changes made outside the gateway (rule 11). An edge purger joins the sink here.
   const capture = followChangeCapture({
     url: config.DATABASE_URL,
     sink: coherenceSink(coherence.writes, events),

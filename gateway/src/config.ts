@@ -177,7 +177,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_TTL_SECONDS: {
     description:
-      'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica; the TTL only bounds staleness after edits made in the database directly',
+      'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica, changes made in the database directly within 5 s (change capture); the TTL only bounds staleness for what capture does not see (a catalog a loader older than capture swapped in)',
   },
   CACHE_MAX_ENTRIES: {
     description:

@@ -16,7 +16,7 @@ export const CLAIM_EVERY_MS = 500;
  */
 export const CLAIM_IDLE_TIMEOUT_MS = 3_000;
 /**
- * The promise (gateway/README.md, rule 10): a change committed outside the gateway is let go of
+ * The promise (gateway/README.md, rule 11): a change committed outside the gateway is let go of
  * by every tier within this long, while the primary and Redis answer. The worst case it covers:
  * the gateway that claimed it froze (CLAIM_IDLE_TIMEOUT_MS until Postgres gives the claim back),
  * the next claim (CLAIM_EVERY_MS), and its announcement (a lease at most, waiting for members).
@@ -48,7 +48,7 @@ export interface ChangeCapture {
 }
 
 /**
- * Follows the change log (gateway/README.md, "Consistency", rule 10) on a connection of its own
+ * Follows the change log (gateway/README.md, "Consistency", rule 11) on a connection of its own
  * to the primary: it LISTENs for the triggers' NOTIFY, claims what waits in the log whenever one
  * arrives, every CLAIM_EVERY_MS, and at once on every (re)connect (a backlog left while no
  * gateway listened is replayed), and hands the claimed changes to the sink.

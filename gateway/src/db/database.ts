@@ -25,7 +25,7 @@ export interface DatabaseOptions {
   onUnavailable: (failed: 'statement' | 'connection') => void;
   /**
    * The gateway announces this pool's writes itself: its sessions say so, and the change-capture
-   * triggers skip them (README, "Consistency", rule 10). The primary's only: replicas take no
+   * triggers skip them (README, "Consistency", rule 11). The primary's only: replicas take no
    * writes, and a pooler in front of them may refuse the startup option.
    */
   announcesOwnWrites?: boolean;

@@ -14,7 +14,7 @@ import { CACHED_READS, send, uncachedRead, type ProductRead, type Seen } from '.
 
 /**
  * Changes made straight in Postgres — psql on a connection of its own, not through a gateway —
- * reach every tier (gateway/README.md, "Consistency", rule 10): two gateway processes that have
+ * reach every tier (gateway/README.md, "Consistency", rule 11): two gateway processes that have
  * the product cached in memory and in Redis, reading a streaming replica whose replay is paused,
  * show the change by REST and GraphQL within CAPTURE_BOUND_MS of the commit, and never the old
  * row again (the paused replica must not bring it back).

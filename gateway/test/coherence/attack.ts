@@ -51,7 +51,7 @@ export interface Attack {
   writePauseMs?: readonly [number, number];
   /** Fewer readers than RUN's, where they would only queue behind one another. */
   readers?: number;
-  /** Writers straight into Postgres on `databaseUrl` (change capture, rule 10), besides the gateway writers. */
+  /** Writers straight into Postgres on `databaseUrl` (change capture, rule 11), besides the gateway writers. */
   sqlWriters?: number;
 }
 

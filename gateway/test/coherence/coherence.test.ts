@@ -27,7 +27,7 @@ const REDIS_MAXMEMORY = '12mb';
  * which only its next write touches.
  */
 const JUNK_BYTES_PER_SECOND = 2 * 1024 ** 2;
-/** Writers straight into Postgres (change capture, rule 10), besides the gateway writers. */
+/** Writers straight into Postgres (change capture, rule 11), besides the gateway writers. */
 const SQL_WRITERS = 1;
 
 const STANDALONE_FAULTS: FaultKind[] = [

@@ -1,6 +1,6 @@
 // A writer that bypasses the gateways: it changes its products' slogans straight in Postgres, on
 // a connection of its own, as a PIM sync or a DBA would. Its commits reach readers through
-// change capture only (gateway/README.md, "Consistency", rule 10), so the checker holds them to
+// change capture only (gateway/README.md, "Consistency", rule 11), so the checker holds them to
 // the capture's bound: acknowledged at commit + CAPTURE_BOUND_MS.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
