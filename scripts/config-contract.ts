@@ -46,7 +46,7 @@ const CHART_NOTES: Partial<Record<EnvName, string>> = {
   METRICS_PORT: 'Also the container port named `metrics`, the one Prometheus scrapes.',
   CACHE_MAX_BYTES:
     'At most half of the V8 heap Node sizes from gateway.resources.limits.memory (560 MiB in 1Gi), or the gateway refuses to start.',
-  DB_POOL_MAX: "Keep maxReplicas × (this + 2) below postgresql.maxConnections, and below each read replica's max_connections.",
+  DB_POOL_MAX: "Keep maxReplicas × (this + 3) below postgresql.maxConnections, and below each read replica's max_connections.",
   SHUTDOWN_GRACE_MS: 'terminationGracePeriodSeconds is derived from it (plus preStopSleepSeconds and a margin).',
 };
 

@@ -226,8 +226,8 @@ describe('what the value sets render', () => {
     assert.equal(postgres.args[0], '-c');
     const maxReplicas = (findManifest(manifests, 'HorizontalPodAutoscaler', '-gateway') as any).spec.maxReplicas;
     const poolMax = Number((findManifest(manifests, 'ConfigMap', '-gateway') as any).data.DB_POOL_MAX);
-    // Each pod: its pool plus one connection listening for catalog swaps; the loader uses two.
-    assert.ok(maxReplicas * (poolMax + 1) + 2 <= maxConnections, `${maxReplicas} × (${poolMax} + 1) + 2 > ${maxConnections}`);
+    // Each pod: its pool plus one connection listening for catalog swaps and one following the change log; the loader uses two.
+    assert.ok(maxReplicas * (poolMax + 2) + 2 <= maxConnections, `${maxReplicas} × (${poolMax} + 2) + 2 > ${maxConnections}`);
   });
 
   test('HPA off gives the Deployment its fixed replica count and no HPA; HPA on leaves replicas to it', () => {

@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { ClientBase } from 'pg';
 
-/** The DDL files of the catalog (schema.sql: tables; constraints.sql: keys and indexes). */
+/**
+ * The DDL files of the catalog (schema.sql: tables; constraints.sql: keys and indexes;
+ * capture.sql and capture-triggers.sql: change capture, change-capture.ts).
+ */
 const sqlDir = new URL('../sql/', import.meta.url);
 
-export async function readSql(name: 'schema.sql' | 'constraints.sql'): Promise<string> {
+export async function readSql(name: 'schema.sql' | 'constraints.sql' | 'capture.sql' | 'capture-triggers.sql'): Promise<string> {
   return readFile(new URL(name, sqlDir), 'utf8');
 }
 

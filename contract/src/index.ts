@@ -1,4 +1,11 @@
 export { SERVING_SCHEMA, CATALOG_SWAPPED_CHANNEL } from './serving-schema.js';
+export {
+  CATALOG_CHANGED_CHANNEL,
+  CHANGE_LOG_TABLE,
+  CAPTURE_ORIGIN_SETTING,
+  GATEWAY_ORIGIN,
+  installChangeCapture,
+} from './change-capture.js';
 export { createCatalogSchema, addCatalogConstraints, readConstraintStatements, readSql } from './catalog-ddl.js';
 export {
   ID_MAX_DIGITS,

@@ -4,6 +4,8 @@ import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
 import { EdgeLookup } from './cache/edge/edge-lookup.js';
 import { EdgeResponder } from './cache/edge/edge-responder.js';
 import { createServerWithHotLane } from './cache/edge/hot-lane.js';
+import { followChangeCapture } from './capture/change-capture.js';
+import { coherenceSink } from './capture/coherence-sink.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
@@ -105,6 +107,17 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const cache = createCache(config, { events, coherence, redis, metrics, logger });
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
+  // Changes made outside the gateway (rule 11). An edge purger joins the sink here.
+  const capture = followChangeCapture({
+    url: config.DATABASE_URL,
+    sink: coherenceSink(coherence.writes, events),
+    logger,
+    onAnnounced: (kind, delays) => {
+      metrics.captureEntries.inc({ kind }, delays.length);
+      for (const delay of delays) metrics.captureDelay.observe(delay);
+    },
+    onFailure: (operation) => metrics.captureFailures.inc({ operation }),
+  });
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
@@ -174,7 +187,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     await metricsListener.close();
     coherence.stop();
     await Promise.all([cache.settled(), services.persistedQueries.settled()]);
-    await Promise.all([catalogSwaps.close(), redis?.close()]);
+    await Promise.all([catalogSwaps.close(), capture.close()]);
+    await redis?.close();
     await reads.close();
     failures.stop();
   });

@@ -177,7 +177,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   CACHE_TTL_SECONDS: {
     description:
-      'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica; the TTL only bounds staleness after edits made in the database directly',
+      'response cache TTL; `0` turns the cache off. Writes through the gateway and loader reloads invalidate at once on every replica, changes made in the database directly within 5 s (change capture); the TTL only bounds staleness for what capture does not see (a catalog a loader older than capture swapped in)',
   },
   CACHE_MAX_ENTRIES: {
     description:
@@ -201,7 +201,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   CACHE_MAX_ENTRY_BYTES: { description: 'largest response body kept in Redis (larger ones are served, not shared)' },
   DB_POOL_MAX: {
     description:
-      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps and, with read replicas, one per target polling its WAL position',
+      'Postgres pool size per process and per target (the primary and each read replica); the process also holds one connection listening for catalog swaps, one following the change log on the primary and, with read replicas, one per target polling its WAL position',
   },
   DB_POOL_ACQUIRE_TIMEOUT_MS: {
     description:

@@ -24,13 +24,17 @@ export async function catalogFingerprint(databaseUrl: string, schema = 'catalog'
   }
 }
 
-/** Schemas whose names show a loader build or a retired catalog. */
+/**
+ * The catalog in service and schemas whose names show a loader build or a retired catalog (not
+ * the change log's `catalog_capture`, which outlives every load).
+ */
 export async function loaderSchemas(databaseUrl: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>(
-      `SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE 'catalog%' ORDER BY 1`,
+      `SELECT nspname AS name FROM pg_namespace
+        WHERE nspname = 'catalog' OR starts_with(nspname, 'catalog_load_') OR starts_with(nspname, 'catalog_old_') ORDER BY 1`,
     );
     return rows.map((row) => row.name);
   } finally {

@@ -20,6 +20,12 @@ export interface WriteAnnouncer {
    * resolves (or rejects with the write's own error) once no replica can serve what it replaced.
    */
   around<T>(change: CatalogChange, write: () => Promise<T>): Promise<T>;
+  /**
+   * Announces a change another writer already committed (change capture: confirm only, no
+   * prepare; `lsn` bounds its commit) and resolves once no replica can serve what it replaced.
+   * Rejects when Redis does not take it: the caller keeps the change and tries again.
+   */
+  committed(change: CatalogChange, lsn: bigint): Promise<void>;
 }
 
 export interface WriteAnnouncerOptions {
@@ -51,6 +57,10 @@ export class LocalWriteAnnouncer implements WriteAnnouncer {
     } finally {
       await this.options.events.emit('changed', { ...change, lsn: await positionAfterCommit(this.options) });
     }
+  }
+
+  async committed(change: CatalogChange, lsn: bigint): Promise<void> {
+    await this.options.events.emit('changed', { ...change, lsn });
   }
 }
 
@@ -104,6 +114,24 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
     await this.confirm(tags, lsn, preparedAt + PENDING_MS + LEASE_MS);
     if ('error' in outcome) throw outcome.error;
     return outcome.result;
+  }
+
+  async committed(change: CatalogChange, lsn: bigint): Promise<void> {
+    const { clock, versionTtlMs } = this.options;
+    const tags = tagsOfChange(change);
+    await this.options.events.emit('changed', { ...change, lsn });
+    // Retried for a lease, not REDIS_WRITE_WAIT_MS: the caller holds its claim on the change
+    // meanwhile, and gives it back sooner for another gateway (or itself) to try again.
+    const confirmed = await this.retried(
+      'confirm',
+      () => clock.announce('confirm', tags, { pendingMs: 0, versionTtlMs, lsn: lsn.toString() }),
+      performance.now() + LEASE_MS,
+    );
+    if (!confirmed) throw new ServiceUnavailableError(`Redis did not take a captured change's confirm within ${LEASE_MS} ms`, 1);
+    this.options.heard.heard(confirmed, tags);
+    const started = performance.now();
+    await this.untilAcknowledged(confirmed, started + LEASE_MS);
+    this.options.observeAckWait((performance.now() - started) / 1_000);
   }
 
   /**

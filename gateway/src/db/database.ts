@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { CAPTURE_ORIGIN_SETTING, GATEWAY_ORIGIN } from '@catalog/contract';
 import type { Logger } from 'pino';
 import { AdmissionGate } from './admission.js';
 import { ServiceUnavailableError } from '../errors.js';
@@ -22,6 +23,12 @@ export interface DatabaseOptions {
    * called when this process's own limits refused a statement, which says nothing of the server.
    */
   onUnavailable: (failed: 'statement' | 'connection') => void;
+  /**
+   * The gateway announces this pool's writes itself: its sessions say so, and the change-capture
+   * triggers skip them (README, "Consistency", rule 11). The primary's only: replicas take no
+   * writes, and a pooler in front of them may refuse the startup option.
+   */
+  announcesOwnWrites?: boolean;
   logger: Logger;
 }
 
@@ -85,6 +92,7 @@ export class Database {
       // Client-side backstop in case the server stops answering altogether.
       query_timeout: options.statementTimeoutMs + 1_000,
       application_name: 'catalog-gateway',
+      ...(options.announcesOwnWrites && { options: `-c ${CAPTURE_ORIGIN_SETTING}=${GATEWAY_ORIGIN}` }),
       keepAlive: true,
       types: typeOverrides,
     });

@@ -209,7 +209,11 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
   const connectAllowance = Math.max(config.DB_POOL_ACQUIRE_TIMEOUT_MS, CONNECT_TIMEOUT_MS);
   const hasReplicas = config.DATABASE_READ_URLS.length > 0;
   const primaryDb = counted(
-    new Database({ ...poolOptions('primary', config.DATABASE_URL), ...(hasReplicas && { acquireTimeoutMs: connectAllowance }) }),
+    new Database({
+      ...poolOptions('primary', config.DATABASE_URL),
+      announcesOwnWrites: true,
+      ...(hasReplicas && { acquireTimeoutMs: connectAllowance }),
+    }),
   );
   const position = new PrimaryPosition(monitor(config.DATABASE_URL), (error) => {
     counters.failure('primary', 'poll');

@@ -17,7 +17,10 @@ export interface CatalogEventMap {
    * and a streaming replica must have replayed the primary's WAL up to `lsn` (when known) to serve them.
    */
   changed: CatalogChange & { lsn: bigint | undefined };
-  /** A loader run swapped a whole new catalog in; `swapId` undefined when the swap is unknown (a lost listener). */
+  /**
+   * A loader run swapped a whole new catalog in, or a change captured in the database was too
+   * large to name (capture/); `swapId` undefined when the swap is unknown (a lost listener).
+   */
   swapped: { swapId: string | undefined };
   /** Changes may have been missed (a lost message, a new coherence epoch): trust nothing kept. */
   missed: Record<string, never>;

@@ -110,6 +110,30 @@ export function createMetrics() {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
+    captureEntries: zeroed(
+      new Counter({
+        name: 'catalog_capture_entries_total',
+        help: 'Entries of the change log (changes made outside the gateway) this process claimed and announced, by kind: changes (named products), everything (a new epoch: the log overflowed, a TRUNCATE, a bulk statement)',
+        labelNames: ['kind'] as const,
+        registers,
+      }),
+      ['changes', 'everything'],
+    ),
+    captureDelay: new Histogram({
+      name: 'catalog_capture_delay_seconds',
+      help: 'From the end of a statement made outside the gateway to every gateway replica having let go of what it replaced, for the entries this process announced',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    captureFailures: zeroed(
+      new Counter({
+        name: 'catalog_capture_failures_total',
+        help: 'Change log operations that failed, by operation (connect, claim: the entries stay in the log and are claimed again)',
+        labelNames: ['operation'] as const,
+        registers,
+      }),
+      ['connect', 'claim'],
+    ),
     cacheSharedStores: zeroed(
       new Counter({
         name: 'catalog_cache_shared_stores_total',

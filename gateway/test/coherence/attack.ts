@@ -51,6 +51,8 @@ export interface Attack {
   writePauseMs?: readonly [number, number];
   /** Fewer readers than RUN's, where they would only queue behind one another. */
   readers?: number;
+  /** Writers straight into Postgres on `databaseUrl` (change capture, rule 11), besides the gateway writers. */
+  sqlWriters?: number;
 }
 
 /** Runs the clients with the planned faults and asserts the verdict: every fault happened, 0 stale reads. */
@@ -71,6 +73,7 @@ export async function attack({ random, faults, gateways, targets, databaseUrl, d
     plan,
     targets: { ...targets, gateways },
     junkBytesPerSecond: run.junkBytesPerSecond ?? 0,
+    sql: run.sqlWriters ? { databaseUrl, writers: run.sqlWriters } : undefined,
   });
   const description = describeScenario(result);
   if (process.env.COHERENCE_HISTORY) {
@@ -85,6 +88,11 @@ export async function attack({ random, faults, gateways, targets, databaseUrl, d
   for (const gateway of gateways) assert.ok(gateway.running, `${gateway.name} died during the run\n${gateway.logTail()}\n${description}`);
   // A run whose reads no acknowledged write constrained could not have failed.
   assert.ok(summary.constrainedObservations > 0, `no read came after an acknowledged write of what it read\n${description}`);
+  if (run.sqlWriters) {
+    const sqlCommits = result.operations.filter((operation) => operation.kind === 'write' && operation.outcome === 'committed').length;
+    console.log(`writes committed in SQL (held to the capture bound): ${sqlCommits}`);
+    assert.ok(sqlCommits > 0, `no write was committed in SQL\n${description}`);
+  }
   assert.equal(summary.impossible, 0, `reads returned values no write explains\n${description}`);
   assert.equal(summary.stale, 0, `reads returned data older than a write acknowledged before they began\n${description}`);
   return result;

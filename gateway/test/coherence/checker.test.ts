@@ -104,6 +104,15 @@ describe('coherence checker', () => {
     assert.equal(check(write(1, 0, 10), { ...list, observed: [{ product: 1, slogan: 'v0' }] }).summary.stale, 1);
   });
 
+  it('holds a write made in SQL to the capture bound: required only from its commit plus the bound', () => {
+    const sql: WriteRecord = { ...write(1, 0, 10), outcome: 'committed', acknowledged: true, visibleWithinMs: 100 };
+    assert.equal(check(sql, read('v0', 50, 60)).summary.stale, 0);
+    assert.equal(check(sql, read('v0', 109, 115)).summary.stale, 0);
+    const late = check(sql, read('v0', 111, 120));
+    assert.equal(late.summary.stale, 1);
+    assert.equal(late.summary.constrainedObservations, 1);
+  });
+
   it('summarises every count in one line', () => {
     const { summary } = check(write(1, 0, 10), write(2, 20, 30, 503), read('v0', 100, 110), read('v1', 100, 110, 'error'));
     assert.equal(

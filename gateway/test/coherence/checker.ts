@@ -1,6 +1,7 @@
 // The judge of a coherence run: a pure function of the recorded history. The promise it checks
 // (gateway/README.md, "Consistency"): a read that begins after a write was acknowledged never
-// returns data older than that write. Writes answered non-2xx or never answered are uncertain:
+// returns data older than that write; a write made in SQL counts as acknowledged once the bound
+// of change capture has passed since its commit. Writes answered non-2xx or never answered are uncertain:
 // what they wrote is a legal value for any later read, never a required one.
 import { isSuccess, isUnanswered, type OperationRecord, type ReadRecord } from './history.js';
 
@@ -103,7 +104,7 @@ export function checkHistory(initial: ReadonlyMap<number, string>, operations: r
     if (operation.acknowledged) {
       summary.writesAcknowledged += 1;
       const list = acknowledged.get(operation.product) ?? acknowledged.set(operation.product, []).get(operation.product)!;
-      list.push({ end: operation.end, version: operation.version });
+      list.push({ end: operation.end + (operation.visibleWithinMs ?? 0), version: operation.version });
     } else if (isUnanswered(operation.outcome)) {
       summary.writesUnanswered += 1;
     } else {

@@ -27,6 +27,8 @@ const REDIS_MAXMEMORY = '12mb';
  * which only its next write touches.
  */
 const JUNK_BYTES_PER_SECOND = 2 * 1024 ** 2;
+/** Writers straight into Postgres (change capture, rule 11), besides the gateway writers. */
+const SQL_WRITERS = 1;
 
 const STANDALONE_FAULTS: FaultKind[] = [
   'redis memory pressure',
@@ -78,6 +80,7 @@ describe('coherence: no read returns data older than a write acknowledged before
         targets: { redis },
         databaseUrl,
         durationMs: 60_000,
+        sqlWriters: SQL_WRITERS,
         junkBytesPerSecond: JUNK_BYTES_PER_SECOND,
       });
     });
@@ -112,6 +115,7 @@ describe('coherence: no read returns data older than a write acknowledged before
           targets: { sentinels },
           databaseUrl,
           durationMs: 40_000,
+          sqlWriters: SQL_WRITERS,
         });
         assert.equal(report.summary.readsFailed, 0, 'reads failed while Redis failed over');
       },
@@ -153,6 +157,7 @@ describe('coherence: no read returns data older than a write acknowledged before
         targets: { redis, replication: servers },
         databaseUrl,
         durationMs: 30_000,
+        sqlWriters: SQL_WRITERS,
       });
       // A run whose reads never reached the replica, or never found it behind a write, could not have failed.
       const replicaRead = (await counted(replicaStatements)) - replicaBefore;

@@ -7,9 +7,10 @@ export const now = (): number => performance.now();
 
 /**
  * An HTTP status; a GraphQL answer with errors (whatever its status); or no answer at all:
- * `timeout` (the client gave up) or `error` (connection refused, reset…).
+ * `timeout` (the client gave up) or `error` (connection refused, reset…); `committed`: a write
+ * made in SQL whose COMMIT Postgres answered.
  */
-export type Outcome = number | 'graphql-errors' | 'timeout' | 'error';
+export type Outcome = number | 'graphql-errors' | 'timeout' | 'error' | 'committed';
 
 interface OperationBase {
   /** The client that made it (`writer-2`, `reader-7`). */
@@ -35,6 +36,11 @@ export interface WriteRecord extends OperationBase {
   slogan: string;
   /** Answered 2xx (and, over GraphQL, without errors): from `end` on, every read must see it. */
   acknowledged: boolean;
+  /**
+   * A write made in SQL, not through a gateway (committed at `end`): every read must see it
+   * only from `end + visibleWithinMs` on, the bound of change capture.
+   */
+  visibleWithinMs?: number;
 }
 
 /** One product as a read saw it; `slogan` null when the answer did not hold the product. */

@@ -28,6 +28,8 @@ export interface ScenarioOptions {
   readers: number;
   /** A writer's pause between writes (workload.ts has a shop's pace by default). */
   writePauseMs?: readonly [number, number];
+  /** Writers straight into Postgres, besides the gateway writers. */
+  sql?: { databaseUrl: string; writers: number };
 }
 
 export interface ScenarioResult {
@@ -47,6 +49,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       gateways: options.gateways,
       products: options.initial.size,
       writers: options.writers,
+      sql: options.sql,
       readers: options.readers,
       writePauseMs: options.writePauseMs,
       writeToken: options.writeToken,

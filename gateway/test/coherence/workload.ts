@@ -6,6 +6,7 @@ import { scatterRanks, zipfSampler } from '../../../k6/lib/zipf.js';
 import { seededRandom, uniformInt, type Random } from '../../bench/random.js';
 import { versionedSlogan } from './catalog.js';
 import { isSuccess, now, type HistoryRecorder, type Observation, type Outcome } from './history.js';
+import { sqlWriter } from './sql-writer.js';
 
 /** A gateway the clients talk to; its base URL stays the same across restarts. */
 export interface Endpoint {
@@ -27,6 +28,8 @@ export interface WorkloadOptions {
   /** Seeds every client's own stream, so one seed replays the same choices. */
   random: Random;
   recorder: HistoryRecorder;
+  /** Writers straight into Postgres (the primary at `databaseUrl`), owning products of their own. */
+  sql?: { databaseUrl: string; writers: number };
 }
 
 /** Products written, by popularity rank: the hottest ones, then every 40th rank beyond (cold ones). */
@@ -269,7 +272,7 @@ const pickGateway = (random: Random, gateways: readonly Endpoint[]) => gateways[
 
 async function writer(index: number, options: WorkloadOptions, popularity: Popularity, random: Random, signal: AbortSignal): Promise<void> {
   const client = `writer-${index}`;
-  const owned = popularity.ownedBy(index, options.writers);
+  const owned = popularity.ownedBy(index, writerCount(options));
   const versions = new Map(owned.map((product) => [product, 0]));
   /** Writes the next version of `product` through a random gateway and records it; returns its outcome. */
   const write = async (product: number): Promise<{ outcome: Outcome; acknowledged: boolean }> => {
@@ -345,12 +348,25 @@ export async function readBack(recorder: HistoryRecorder, client: string, gatewa
   for (const product of products) await recordRead(recorder, client, gateway, restProductRead(product, {}));
 }
 
+/** Writers of both kinds: each owns a share of the written products (gateway writers first). */
+const writerCount = (options: WorkloadOptions): number => options.writers + (options.sql?.writers ?? 0);
+
 /** Runs every writer and reader until `signal` aborts; resolves once the last request in flight is recorded. */
 export async function runWorkload(options: WorkloadOptions, signal: AbortSignal): Promise<void> {
   const popularity = new Popularity(options.products, options.random);
   const clientRandom = () => seededRandom(Math.floor(options.random() * 2 ** 31));
+  const sql = options.sql;
   await Promise.all([
     ...Array.from({ length: options.writers }, (_, index) => writer(index, options, popularity, clientRandom(), signal)),
     ...Array.from({ length: options.readers }, (_, index) => reader(index, options, popularity, clientRandom(), signal)),
+    ...Array.from({ length: sql?.writers ?? 0 }, (_, index) =>
+      sqlWriter(
+        `sql-writer-${index}`,
+        popularity.ownedBy(options.writers + index, writerCount(options)),
+        { databaseUrl: sql!.databaseUrl, run: options.run, recorder: options.recorder },
+        clientRandom(),
+        signal,
+      ),
+    ),
   ]);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { createCatalogSchema, SERVING_SCHEMA } from '@catalog/contract';
+import { createCatalogSchema, installChangeCapture, SERVING_SCHEMA } from '@catalog/contract';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { GroupProcess } from '../../../scripts/test/process.js';
@@ -22,13 +22,20 @@ export async function withClient<T>(databaseUrl: string, work: (client: pg.Clien
   }
 }
 
-/** Creates the serving schema (tables, keys, indexes) in `databaseUrl`, then runs `seedSql`. */
+/**
+ * Creates the serving schema (tables, keys, indexes) in `databaseUrl`, runs `seedSql`, then
+ * installs change capture, as a loader's swap leaves a catalog: what is written after is captured,
+ * the seed is not (gateways started on it have nothing to announce).
+ */
 export async function createCatalog(databaseUrl: string, seedSql = ''): Promise<void> {
   await withClient(databaseUrl, async (client) => {
     await client.query('BEGIN');
     await createCatalogSchema(client, SERVING_SCHEMA, { withConstraints: true });
     await client.query('COMMIT');
     if (seedSql) await client.query(seedSql);
+    await client.query('BEGIN');
+    await installChangeCapture(client, SERVING_SCHEMA);
+    await client.query('COMMIT');
   });
 }
 

@@ -10,7 +10,14 @@ import type { FileLoadReport, LoadReport } from './load-report.js';
 import { createLoadProgress, type LoadProgress } from './progress.js';
 import { RejectsWriter } from './rejects-writer.js';
 import { ConstraintBuilder } from './constraint-builder.js';
-import { createBuildSchema, dropLeftoverSchemas, prepareForService, swapIntoService, takeLoaderLock } from './schema-swap.js';
+import {
+  createBuildSchema,
+  dropLeftoverSchemas,
+  installCaptureInService,
+  prepareForService,
+  swapIntoService,
+  takeLoaderLock,
+} from './schema-swap.js';
 import { backendPid, dropBuildSchema, terminateBackends } from './build-cleanup.js';
 import { LoadRefusedError, plausibilityTrips, type GuardOptions, type GuardTrip } from './plausibility-guards.js';
 import { recordFingerprint, servedFingerprint } from './source-fingerprint.js';
@@ -75,6 +82,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<LoadRepo
     if (leftoversDropped.length > 0) logger.warn({ schemas: leftoversDropped }, 'dropped schemas left by an interrupted load');
     const fingerprint = options.skipIfSourceUnchanged;
     if (fingerprint !== undefined && (await servedFingerprint(client)) === fingerprint) {
+      await installCaptureInService(client);
       await rejects.close();
       const unchanged = loadReport({ outcome: 'unchanged', leftoversDropped, files: [], rejectsFile, startedAt, dataDir: options.dataDir });
       await writeReport(options.reportFile, unchanged);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema } from '@catalog/contract';
+import { CATALOG_SWAPPED_CHANNEL, SERVING_SCHEMA, createCatalogSchema, installChangeCapture } from '@catalog/contract';
 import { CATALOG_FILES } from '../catalog-files.js';
 import { schemaSizes, type LeftoverSchema } from './build-cleanup.js';
 
@@ -58,13 +58,16 @@ export async function prepareForService(client: pg.ClientBase, schema: string): 
 /**
  * Puts the build schema in service in one transaction: readers see the old catalog until the
  * commit and the new one after it, never neither, and listeners on CATALOG_SWAPPED_CHANNEL hear
- * of it at the commit. The retired catalog is dropped afterwards.
+ * of it at the commit. The change-capture triggers are created on it in that transaction, after
+ * the bulk load (which paid no trigger) and before any other writer can reach it. The retired
+ * catalog is dropped afterwards.
  */
 export async function swapIntoService(client: pg.ClientBase, buildSchema: string, logger: Logger): Promise<void> {
   const retired = `${RETIRED_PREFIX}${Date.now()}`;
   const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [SERVING_SCHEMA]);
   await client.query('BEGIN');
   try {
+    await installChangeCapture(client, buildSchema);
     if (rows.length > 0) {
       await client.query(`ALTER SCHEMA ${client.escapeIdentifier(SERVING_SCHEMA)} RENAME TO ${client.escapeIdentifier(retired)}`);
     }
@@ -92,5 +95,20 @@ async function dropRetiredCatalog(client: pg.ClientBase, retired: string, logger
     logger.warn({ err: error, schema: retired }, 'could not drop the retired catalog yet; the next load will');
   } finally {
     await client.query('RESET lock_timeout');
+  }
+}
+
+/**
+ * Installs change capture on the catalog in service, for a run that keeps it (the source is
+ * unchanged): a catalog swapped in before capture existed gains it at the next load.
+ */
+export async function installCaptureInService(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await installChangeCapture(client, SERVING_SCHEMA);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
   }
 }

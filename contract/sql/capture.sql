@@ -1,0 +1,96 @@
+-- Change capture (gateway/README.md, "Consistency", rule 11): every committed change to the
+-- catalog tables that did not come through a gateway is recorded here, in the same transaction
+-- as the change, and announced with NOTIFY catalog_changed; one gateway claims each entry and
+-- invalidates every tier for the fleet. Its own schema, so a catalog swap never takes the log
+-- with it. Idempotent: the loader applies it at every swap (and on an unchanged run).
+
+CREATE SCHEMA IF NOT EXISTS catalog_capture;
+
+-- One entry per statement (not per row): the products it touched, whether list positions may
+-- have moved, or why everything must be invalidated instead (the log overflowed, a TRUNCATE, a
+-- statement touching more products than an entry carries).
+CREATE TABLE IF NOT EXISTS catalog_capture.changes (
+  id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  product_ids  bigint[]    NOT NULL DEFAULT '{}',
+  list_changed boolean     NOT NULL DEFAULT false,
+  everything   text,
+  recorded_at  timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+
+-- Most entries waiting (catalog_capture.log_cap, default 100000): while no gateway consumes, a
+-- statement that finds the log full replaces it with one entry that invalidates everything.
+CREATE OR REPLACE FUNCTION catalog_capture.record(product_ids bigint[], list_changed boolean, everything text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  entry bigint;
+  cap bigint := coalesce(nullif(current_setting('catalog_capture.log_cap', true), '')::bigint, 100000);
+BEGIN
+  INSERT INTO catalog_capture.changes (product_ids, list_changed, everything)
+    VALUES (product_ids, list_changed, everything) RETURNING id INTO entry;
+  -- The oldest waiting entry is one index probe; the gap to it bounds how many wait.
+  IF entry - (SELECT min(id) FROM catalog_capture.changes) >= cap THEN
+    DELETE FROM catalog_capture.changes;
+    INSERT INTO catalog_capture.changes (everything) VALUES (format('the change log overflowed (%s entries waiting)', cap));
+  END IF;
+  -- Delivered at commit only, once per transaction (identical notifications fold into one).
+  PERFORM pg_notify('catalog_changed', '');
+END $$;
+
+-- The products a statement on one catalog table touched. Statement-level with transition tables
+-- (old_rows, new_rows): one entry per statement, however many rows it changed. TG_ARGV[0] is the
+-- column naming each row's owner: a product's id, a feature's, style's or related row's
+-- product_id, a photo's or sku's style_id (then mapped to the style's product). Writes made
+-- through a gateway are announced by the gateway itself; its sessions say so in
+-- catalog_capture.origin, and are skipped here so no change is announced twice.
+CREATE OR REPLACE FUNCTION catalog_capture.record_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  -- Beyond this many products one entry becomes "everything": a bulk rewrite is a reload.
+  most_products CONSTANT integer := 10000;
+  owner_column CONSTANT text := TG_ARGV[0];
+  ids bigint[];
+  listed boolean := false;
+BEGIN
+  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM catalog_capture.record('{}', true, format('TRUNCATE of %s', TG_TABLE_NAME));
+    RETURN NULL;
+  END IF;
+  -- Rows as jsonb, so one static query (planned once) reads the owner column of any table.
+  IF TG_OP = 'INSERT' THEN
+    SELECT array_agg(DISTINCT (to_jsonb(r) ->> owner_column)::bigint) INTO ids FROM new_rows r;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(DISTINCT (to_jsonb(r) ->> owner_column)::bigint) INTO ids FROM old_rows r;
+  ELSE
+    SELECT array_agg(DISTINCT (touched.r ->> owner_column)::bigint) INTO ids
+      FROM (SELECT to_jsonb(o) AS r FROM old_rows o UNION ALL SELECT to_jsonb(n) FROM new_rows n) touched;
+  END IF;
+  IF owner_column = 'style_id' AND ids IS NOT NULL THEN
+    -- A style deleted in the same statement's cascade is gone here, but its own delete recorded
+    -- its product.
+    EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', TG_TABLE_SCHEMA)
+      INTO ids USING ids;
+  END IF;
+  IF ids IS NULL THEN
+    RETURN NULL; -- no row changed
+  END IF;
+  -- Ids appearing or disappearing, or a field lists filter or sort by, move list positions.
+  IF TG_TABLE_NAME = 'products' AND TG_OP <> 'UPDATE' THEN
+    listed := true;
+  ELSIF TG_TABLE_NAME = 'products' THEN
+    listed := EXISTS (
+      SELECT 1 FROM old_rows o FULL JOIN new_rows n ON o.id = n.id
+       WHERE o.id IS NULL OR n.id IS NULL
+          OR o.name IS DISTINCT FROM n.name
+          OR o.category IS DISTINCT FROM n.category
+          OR o.default_price IS DISTINCT FROM n.default_price
+          OR o.created_at IS DISTINCT FROM n.created_at);
+  END IF;
+  IF cardinality(ids) > most_products THEN
+    PERFORM catalog_capture.record('{}', true, format('one statement changed %s products', cardinality(ids)));
+  ELSE
+    PERFORM catalog_capture.record(ids, listed, NULL);
+  END IF;
+  RETURN NULL;
+END $$;
