@@ -190,7 +190,8 @@ function coherenceFault(kind: FaultKind, redis: RedisServer): PhaseFault {
   return {
     start: () => {
       injected = injectFault(
-        { kind, gapBeforeMs: 0, durationMs: FAULT_SECONDS * 1_000, gateway: 0 },
+        // Its faults (eviction, a restart) draw nothing of their own: any seed.
+        { kind, gapBeforeMs: 0, durationMs: FAULT_SECONDS * 1_000, gateway: 0, seed: 0 },
         { redis, gateways: [] },
         JUNK_BYTES_PER_SECOND,
       );
