@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createProcessLogger } from './logging.js';
+import { nodeSupport } from './runtime/node-support.js';
 
 const USAGE = `usage: catalog-gateway
 
@@ -26,6 +27,10 @@ try {
 }
 
 const { logger, flush } = createProcessLogger(config.LOG_LEVEL);
+// bin/catalog-gateway.js refused a Node that cannot run it already; this says which one runs.
+const support = nodeSupport();
+if (support.verdict === 'supported') logger.info({ node: process.version }, support.message);
+else logger.warn({ node: process.version }, support.message);
 if (!config.DATABASE_URL) {
   fail('DATABASE_URL is not set: set it, or run `npm start` in the repository for a local Postgres');
 }
