@@ -12,6 +12,11 @@ export interface Refusal {
 /** The GraphQL error code of a refusal (`extensions.code`), as other gateways name it. */
 export const RATE_LIMITED_CODE = 'RATE_LIMITED';
 
+/** RFC 9457's media type: a REST refusal is a problem details object. */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+/** The RateLimit header fields draft's problem type for a client over its quota. */
+export const QUOTA_EXCEEDED_TYPE = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
+
 const GRAPHQL_PATH = /^\/graphql(?:[/?]|$)/;
 
 /** What a client still had when it was refused, and when the window ends. */
@@ -23,14 +28,25 @@ export interface RefusalState {
   secondsLeft: number;
 }
 
-function refusal(message: string, graphql: boolean, { policy, rateLimitField, secondsLeft }: RefusalState): Refusal {
+function refusal(
+  message: string,
+  violatedPolicy: string,
+  graphql: boolean,
+  { policy, rateLimitField, secondsLeft }: RefusalState,
+): Refusal {
   const body = graphql
     ? JSON.stringify({ errors: [{ message, extensions: { code: RATE_LIMITED_CODE } }] })
-    : JSON.stringify({ error: message });
+    : JSON.stringify({
+        type: QUOTA_EXCEEDED_TYPE,
+        title: 'Request quota exceeded',
+        status: 429,
+        detail: message,
+        'violated-policies': [violatedPolicy],
+      });
   return {
     status: 429,
     headers: {
-      'content-type': JSON_CONTENT_TYPE,
+      'content-type': graphql ? JSON_CONTENT_TYPE : PROBLEM_CONTENT_TYPE,
       'cache-control': 'no-store',
       // The draft: Retry-After no earlier than the RateLimit reset (both: the window's end).
       'retry-after': String(secondsLeft),
@@ -41,12 +57,12 @@ function refusal(message: string, graphql: boolean, { policy, rateLimitField, se
   };
 }
 
-/** Over the request quota: REST's `{"error": …}`, or a GraphQL error for /graphql. */
+/** Over the request quota: a problem details object on REST, or a GraphQL error for /graphql. */
 export function requestsRefusal(url: string, state: RefusalState): Refusal {
   const message =
     `rate limit exceeded: ${state.policy.requests} requests per ${state.windowSeconds} s for this client ` +
     `(policy "${REQUESTS_POLICY}"); retry in ${state.secondsLeft} s`;
-  return refusal(message, GRAPHQL_PATH.test(url), state);
+  return refusal(message, REQUESTS_POLICY, GRAPHQL_PATH.test(url), state);
 }
 
 /** Over the GraphQL cost budget: a GraphQL error naming the operation's cost and what was left. */
@@ -54,5 +70,5 @@ export function costRefusal(cost: number, remaining: number, state: RefusalState
   const message =
     `GraphQL cost limit exceeded: this operation costs ${cost}, and ${remaining} of this client's ${state.policy.graphqlCost} ` +
     `per ${state.windowSeconds} s remain (policy "${COST_POLICY}"); retry in ${state.secondsLeft} s`;
-  return refusal(message, true, state);
+  return refusal(message, COST_POLICY, true, state);
 }

@@ -85,7 +85,13 @@ describe('request limits shared by two replicas through Redis', () => {
     assert.ok(Number(fieldItems(admitted.at(-1)!.headers.ratelimit).requests!.r) <= 1, String(admitted.at(-1)!.headers.ratelimit));
 
     for (const refusal of refusals.values()) {
-      assert.match(JSON.parse(refusal.body).error, /^rate limit exceeded: 10 requests per 3600 s for this client/);
+      assert.equal(refusal.headers['content-type'], 'application/problem+json');
+      const problem = JSON.parse(refusal.body);
+      assert.match(problem.detail, /^rate limit exceeded: 10 requests per 3600 s for this client/);
+      assert.deepEqual(
+        { type: problem.type, status: problem.status, violated: problem['violated-policies'] },
+        { type: 'https://iana.org/assignments/http-problem-types#quota-exceeded', status: 429, violated: ['requests'] },
+      );
       const retryAfter = Number(refusal.headers['retry-after']);
       assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= WINDOW_SECONDS, `Retry-After ${retryAfter}`);
       const limits = fieldItems(refusal.headers.ratelimit);
