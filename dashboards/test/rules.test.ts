@@ -47,3 +47,32 @@ test('every alert has a duration, a severity and summary/description annotations
     assert.ok(alert.annotations?.summary && alert.annotations.description, `${alert.alert} needs summary and description`);
   }
 });
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const headingAnchor = (heading: string): string =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+test('every alert has a runbook_url whose anchor is a section of the repository README', async () => {
+  const { parse } = await import('yaml');
+  const { readFile } = await import('node:fs/promises');
+  const { RUNBOOK_BASE_URL } = await import('../src/rules/runbooks.js');
+  const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const anchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading]) => headingAnchor(heading!)));
+  const { groups } = parse(await readFile(rulesFile, 'utf8')) as {
+    groups: { rules: { alert?: string; annotations?: Record<string, string> }[] }[];
+  };
+  const alerts = groups.flatMap((group) => group.rules).filter((rule) => rule.alert !== undefined);
+  assert.ok(alerts.length > 0, 'no alert in the rules file');
+  const problems = alerts.flatMap(({ alert, annotations }) => {
+    const url = annotations?.runbook_url;
+    if (!url) return [`${alert}: no runbook_url`];
+    const [base, anchor] = url.split('#');
+    if (base !== RUNBOOK_BASE_URL) return [`${alert}: runbook_url ${url} is not in the README (${RUNBOOK_BASE_URL})`];
+    return anchor && anchors.has(anchor) ? [] : [`${alert}: README has no section #${anchor}`];
+  });
+  assert.deepEqual(problems, []);
+});

@@ -9,7 +9,7 @@ export interface AlertingRule {
   expr: string;
   for: string;
   labels: { severity: 'critical' | 'warning'; slo?: 'availability' | 'latency' };
-  annotations: { summary: string; description: string };
+  annotations: { summary: string; description: string; runbook_url?: string };
 }
 
 export interface RuleGroup {
