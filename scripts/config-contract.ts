@@ -28,6 +28,7 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   GRAPHQL_TRUSTED_DOCUMENTS: 'a path in the pod: the chart has no manifest volume yet',
   OTEL_EXPORTER_OTLP_ENDPOINT: "tracing.otlpEndpoint, or the chart's own Jaeger (tracing.jaeger.enabled)",
   OTEL_SERVICE_NAME: 'tracing.serviceName',
+  OTEL_RESOURCE_ATTRIBUTES: "tracing.resourceAttributes, and the pod's identity (downward API)",
   OTEL_TRACES_SAMPLER: 'tracing.sampler',
   OTEL_TRACES_SAMPLER_ARG: 'tracing.samplerArg',
   METRICS_HOST: 'the pod listens on `host` for both ports',

@@ -102,6 +102,29 @@ describe('tracing', () => {
     );
   });
 
+  test("the spans' resource names the pod (downward API) and tracing.resourceAttributes", async () => {
+    const manifests = parseManifests(
+      await helm.template({
+        ...VALUE_SETS['read replicas, Redis Sentinel, Jaeger']!,
+        tracing: { jaeger: { enabled: true }, resourceAttributes: { team: 'catalog', 'deployment.environment': 'prod' } },
+      }),
+    );
+    const { env } = gatewayContainer(manifests);
+    const fromField = (name: string) => env.find((e: any) => e.name === name)?.valueFrom?.fieldRef?.fieldPath;
+    assert.deepEqual(['OTEL_K8S_POD_NAME', 'OTEL_K8S_NAMESPACE_NAME', 'OTEL_K8S_NODE_NAME'].map(fromField), [
+      'metadata.name',
+      'metadata.namespace',
+      'spec.nodeName',
+    ]);
+    // Kubernetes expands $(VAR) only for variables defined before it in the list.
+    const at = (name: string) => env.findIndex((e: any) => e.name === name);
+    assert.ok(at('OTEL_K8S_NODE_NAME') < at('OTEL_RESOURCE_ATTRIBUTES'));
+    assert.equal(
+      gatewayEnv(manifests).OTEL_RESOURCE_ATTRIBUTES,
+      'k8s.pod.name=$(OTEL_K8S_POD_NAME),k8s.namespace.name=$(OTEL_K8S_NAMESPACE_NAME),k8s.node.name=$(OTEL_K8S_NODE_NAME),deployment.environment=prod,team=catalog',
+    );
+  });
+
   test('Jaeger: a Deployment and a Service with OTLP in (4317, 4318) and the query API (16686); in-memory storage with a bound', () => {
     const service = findManifest(jaeger, 'Service', '-jaeger') as any;
     assert.deepEqual(

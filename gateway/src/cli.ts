@@ -37,7 +37,8 @@ if (!config.DATABASE_URL) {
 
 // Tracing patches pg, ioredis, graphql and dataloader as they load: it starts before the gateway's
 // modules are imported (off, its SDK is not even loaded).
-const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+// The OpenTelemetry switches: disabled, or no exporter, means no SDK at all.
+const endpoint = config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none' ? undefined : config.OTEL_EXPORTER_OTLP_ENDPOINT;
 const stopTracing = endpoint
   ? await (await import('./telemetry/start.js')).startTracing({ ...config, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })
   : undefined;

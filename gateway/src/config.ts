@@ -58,6 +58,24 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
 }
 
 /** The standard OTEL_TRACES_SAMPLER values a ratio or a parent's decision can express (telemetry/sampling.ts). */
+/** The OTEL_PROPAGATORS the gateway implements: W3C trace context and baggage (`none`: neither). */
+const PROPAGATOR_NAMES = ['tracecontext', 'baggage'] as const;
+const propagators = z
+  .string()
+  .default('tracecontext,baggage')
+  .transform((list, context) => {
+    const names = commaSeparated(list);
+    if (names.length === 1 && names[0] === 'none') return [];
+    const unknown = names.filter((name) => !(PROPAGATOR_NAMES as readonly string[]).includes(name));
+    if (unknown.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `${unknown.join(', ')}: the gateway propagates ${PROPAGATOR_NAMES.join(', ')} (or none)`,
+      });
+    }
+    return names as (typeof PROPAGATOR_NAMES)[number][];
+  });
+
 export const TRACES_SAMPLERS = [
   'parentbased_traceidratio',
   'traceidratio',
@@ -114,6 +132,10 @@ export const configSchema = z.object({
     .refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be an http:// or https:// URL (OTLP over HTTP)')
     .optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('catalog-gateway'),
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+  OTEL_SDK_DISABLED: booleanSwitch.default('false'),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  OTEL_PROPAGATORS: propagators,
   OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).default('parentbased_traceidratio'),
   OTEL_TRACES_SAMPLER_ARG: z
     .string()
@@ -259,7 +281,18 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
       'OpenTelemetry collector (OTLP over HTTP, e.g. Jaeger on `http://jaeger:4318`): set, the gateway traces requests and sends the traces to `<endpoint>/v1/traces`; unset, tracing is off and costs nothing',
     defaultText: '– (tracing off)',
   },
-  OTEL_SERVICE_NAME: { description: 'the `service.name` the traces carry' },
+  OTEL_SERVICE_NAME: { description: 'the `service.name` the traces carry (over one in `OTEL_RESOURCE_ATTRIBUTES`)' },
+  OTEL_RESOURCE_ATTRIBUTES: {
+    description:
+      "more resource attributes of every span, `key=value,key=value` (e.g. `deployment.environment=prod,team=catalog`), merged over what the host, OS and process detectors find and the SDK's `telemetry.sdk.*`; the chart adds the pod's `k8s.pod.name`, `k8s.namespace.name` and `k8s.node.name`",
+    defaultText: '–',
+  },
+  OTEL_SDK_DISABLED: { description: '`true` turns tracing off whatever else is set (the OpenTelemetry switch)' },
+  OTEL_TRACES_EXPORTER: { description: '`otlp` sends traces to `OTEL_EXPORTER_OTLP_ENDPOINT`; `none` traces nothing' },
+  OTEL_PROPAGATORS: {
+    description:
+      'the context the gateway reads from and passes on with requests: `tracecontext` (`traceparent`), `baggage`, both (comma-separated), or `none`',
+  },
   OTEL_TRACES_SAMPLER: {
     description:
       'which requests are traced: `parentbased_traceidratio` traces a ratio (`OTEL_TRACES_SAMPLER_ARG`) of requests and every request whose `traceparent` says its caller traces it; `traceidratio` ignores the caller; `*always_on` / `*always_off` trace every / no request (the `parentbased_` ones following the caller when it sends `traceparent`)',

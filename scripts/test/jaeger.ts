@@ -23,7 +23,8 @@ export interface JaegerSpan {
 export interface JaegerTrace {
   traceID: string;
   spans: JaegerSpan[];
-  processes: Record<string, { serviceName: string }>;
+  /** Each process's resource: its `service.name`, and every other attribute as a tag. */
+  processes: Record<string, { serviceName: string; tags?: { key: string; type: string; value: string | number | boolean }[] }>;
 }
 
 /** The collector's tail_sampling processor (a policy list as its config takes it), when a test wants one. */
@@ -39,6 +40,8 @@ export interface TestJaeger {
   queryUrl: string;
   /** The trace, or undefined while Jaeger does not have it. */
   trace(traceId: string): Promise<JaegerTrace | undefined>;
+  /** The services Jaeger has received spans from. */
+  services(): Promise<string[]>;
   /** Waits until Jaeger has the trace and `complete` holds for it (its spans arrive in batches). */
   waitForTrace(traceId: string, complete?: (trace: JaegerTrace) => boolean): Promise<JaegerTrace>;
   stop(): Promise<void>;
@@ -99,6 +102,12 @@ export async function startJaeger(options: { tailSampling?: TailSampling } = {})
     otlpEndpoint: `http://127.0.0.1:${otlpPort}`,
     queryUrl,
     trace,
+    async services() {
+      const response = await fetch(`${queryUrl}/api/services`);
+      const body = (await response.json()) as { data: string[] | null };
+      if (!response.ok) throw new Error(`Jaeger /api/services: ${response.status}`);
+      return body.data ?? [];
+    },
     waitForTrace: (traceId, complete = () => true) =>
       waitFor(
         `Jaeger to hold trace ${traceId}`,

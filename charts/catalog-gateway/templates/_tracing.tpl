@@ -32,5 +32,21 @@
   value: {{ $.Values.tracing.sampler | quote }}
 - name: OTEL_TRACES_SAMPLER_ARG
   value: {{ $.Values.tracing.samplerArg | quote }}
+{{- /* The pod's identity from the downward API, then the user's attributes (which win on a clash). */}}
+- name: OTEL_K8S_POD_NAME
+  valueFrom: { fieldRef: { fieldPath: metadata.name } }
+- name: OTEL_K8S_NAMESPACE_NAME
+  valueFrom: { fieldRef: { fieldPath: metadata.namespace } }
+- name: OTEL_K8S_NODE_NAME
+  valueFrom: { fieldRef: { fieldPath: spec.nodeName } }
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ printf "k8s.pod.name=$(OTEL_K8S_POD_NAME),k8s.namespace.name=$(OTEL_K8S_NAMESPACE_NAME),k8s.node.name=$(OTEL_K8S_NODE_NAME)%s" (include "catalog-gateway.tracing.resourceAttributes" $) | quote }}
+{{- end }}
+{{- end }}
+
+{{/* tracing.resourceAttributes as `,key=value…`, keys sorted; empty when there are none. */}}
+{{- define "catalog-gateway.tracing.resourceAttributes" -}}
+{{- range $key := keys .Values.tracing.resourceAttributes | sortAlpha }}
+{{- printf ",%s=%s" $key (get $.Values.tracing.resourceAttributes $key) }}
 {{- end }}
 {{- end }}

@@ -6,11 +6,11 @@ import { DataloaderInstrumentation } from '@opentelemetry/instrumentation-datalo
 import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import type { Config } from '../config.js';
+import { tracingResource } from './resource.js';
 import { EdgeDecidedSampler, EdgeSampling } from './sampling.js';
 import { useTracer } from './tracing.js';
 import { WorkerSpanExporter } from './worker-span-exporter.js';
@@ -18,8 +18,10 @@ import { WorkerSpanExporter } from './worker-span-exporter.js';
 /** Settings tracing starts from: tracing is on when the OTLP endpoint is set. */
 export type TracingConfig = Pick<
   Config,
-  'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'
+  'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG' | 'OTEL_PROPAGATORS'
 >;
+
+const PROPAGATORS = { tracecontext: () => new W3CTraceContextPropagator(), baggage: () => new W3CBaggagePropagator() };
 
 /** A Postgres statement's span, named by what it does (the instrumentation's default is its prepared-statement name). */
 const SQL_OPERATION = /^\s*(\w+)/;
@@ -37,15 +39,16 @@ export async function startTracing(config: TracingConfig & { OTEL_EXPORTER_OTLP_
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.OTEL_SERVICE_NAME }),
+    resource: tracingResource(config.OTEL_SERVICE_NAME),
     sampler: new EdgeDecidedSampler(),
     spanProcessors: [
       new BatchSpanProcessor(new WorkerSpanExporter({ url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` })),
     ],
   });
-  // The global tracer provider, AsyncLocalStorage context and W3C traceparent/baggage propagation.
+  // The global tracer provider, AsyncLocalStorage context and the propagators OTEL_PROPAGATORS names.
   const contextManager = new AsyncLocalStorageContextManager();
-  provider.register({ contextManager });
+  const propagators = config.OTEL_PROPAGATORS.map((name) => PROPAGATORS[name]());
+  provider.register({ contextManager, propagator: new CompositePropagator({ propagators }) });
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
