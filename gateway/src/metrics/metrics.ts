@@ -159,7 +159,7 @@ export function createMetrics() {
       name: 'catalog_edge_purge_latency_seconds',
       help: 'From the first request to purge a tag (a change) to the shared cache taking the purge, by target; retries included',
       labelNames: ['target'] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     }),
     edgePurgeOverflows: new Counter({

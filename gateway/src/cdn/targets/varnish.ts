@@ -16,7 +16,7 @@ export class VarnishPurgeTarget implements PurgeTarget {
   readonly maxTagsPerRequest = TAGS_PER_REQUEST;
 
   constructor(private readonly url: string) {
-    this.name = `varnish ${new URL(url).host}`;
+    this.name = `varnish:${new URL(url).host}`;
   }
 
   async purge(tags: readonly string[], signal: AbortSignal): Promise<void> {
