@@ -182,13 +182,20 @@ describe('what the value sets render', () => {
     assert.equal(configMap.data.HTTP_CACHE_SHARED_MAX_AGE_SECONDS, '86400');
     assert.equal(configMap.data.EDGE_PURGE_FASTLY_API_TOKEN, undefined, 'no token in the ConfigMap');
     const env = (findManifest(manifests, 'Deployment', '-gateway') as any).spec.template.spec.containers[0].env as any[];
-    assert.deepEqual(env.find((e) => e.name === 'EDGE_PURGE_FASTLY_API_TOKEN').valueFrom.secretKeyRef, { name: 'cdn-tokens', key: 'fastly' });
+    assert.deepEqual(env.find((e) => e.name === 'EDGE_PURGE_FASTLY_API_TOKEN').valueFrom.secretKeyRef, {
+      name: 'cdn-tokens',
+      key: 'fastly',
+    });
     assert.deepEqual(env.find((e) => e.name === 'EDGE_PURGE_CLOUDFLARE_API_TOKEN').valueFrom.secretKeyRef, {
       name: 'cdn-tokens',
       key: 'cloudflare',
     });
     const defaults = (findManifest(manifestsOf('defaults'), 'Deployment', '-gateway') as any).spec.template.spec.containers[0].env as any[];
-    assert.equal(defaults.find((e) => e.name.startsWith('EDGE_PURGE_')), undefined, 'no purge credentials by default');
+    assert.equal(
+      defaults.find((e) => e.name.startsWith('EDGE_PURGE_')),
+      undefined,
+      'no purge credentials by default',
+    );
     await assert.rejects(
       helm.template({ gateway: { edgePurge: { fastlyApiToken: 'inline-secret' } } }),
       /fastlyApiToken/,

@@ -61,7 +61,11 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
 function parseHttpUrls(list: string, context: z.RefinementCtx): string[] {
   const urls = commaSeparated(list);
   urls.forEach((url, index) => {
-    const problem = !URL.canParse(url) ? 'is not a URL' : !/^https?:$/.test(new URL(url).protocol) ? 'is not an http:// or https:// URL' : undefined;
+    const problem = !URL.canParse(url)
+      ? 'is not a URL'
+      : !/^https?:$/.test(new URL(url).protocol)
+        ? 'is not an http:// or https:// URL'
+        : undefined;
     if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: `entry ${index + 1} ${problem}` });
   });
   return urls;
@@ -302,7 +306,7 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   EDGE_CACHE_TAG_HEADER: {
     description:
-      "response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out",
+      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out',
   },
   EDGE_PURGE_VARNISH_URLS: {
     description:
@@ -331,7 +335,9 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       'most distinct tags waiting to be purged per target (while a target fails, or changes outrun it); past that the queue is replaced by one purge of every catalog response (the `catalog` tag): nothing is lost, more is refetched',
   },
-  EDGE_PURGE_TIMEOUT_MS: { description: 'longest wait for one purge request; a purge that fails or times out is retried with exponential backoff' },
+  EDGE_PURGE_TIMEOUT_MS: {
+    description: 'longest wait for one purge request; a purge that fails or times out is retried with exponential backoff',
+  },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     description:
       'OpenTelemetry collector (OTLP over HTTP, e.g. Jaeger on `http://jaeger:4318`): set, the gateway traces requests and sends the traces to `<endpoint>/v1/traces`; unset, tracing is off and costs nothing',
@@ -423,8 +429,18 @@ function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof con
 /** A purge target named without its credentials (or credentials for no target) is a mistake, said at start-up. */
 function purgeCredentialProblems(config: z.infer<typeof configSchema>): string[] {
   const pairs = [
-    ['EDGE_PURGE_FASTLY_SERVICE_ID', config.EDGE_PURGE_FASTLY_SERVICE_ID, 'EDGE_PURGE_FASTLY_API_TOKEN', config.EDGE_PURGE_FASTLY_API_TOKEN],
-    ['EDGE_PURGE_CLOUDFLARE_ZONE_ID', config.EDGE_PURGE_CLOUDFLARE_ZONE_ID, 'EDGE_PURGE_CLOUDFLARE_API_TOKEN', config.EDGE_PURGE_CLOUDFLARE_API_TOKEN],
+    [
+      'EDGE_PURGE_FASTLY_SERVICE_ID',
+      config.EDGE_PURGE_FASTLY_SERVICE_ID,
+      'EDGE_PURGE_FASTLY_API_TOKEN',
+      config.EDGE_PURGE_FASTLY_API_TOKEN,
+    ],
+    [
+      'EDGE_PURGE_CLOUDFLARE_ZONE_ID',
+      config.EDGE_PURGE_CLOUDFLARE_ZONE_ID,
+      'EDGE_PURGE_CLOUDFLARE_API_TOKEN',
+      config.EDGE_PURGE_CLOUDFLARE_API_TOKEN,
+    ],
   ] as const;
   return pairs.flatMap(([idName, id, tokenName, token]) =>
     id && !token

@@ -12,11 +12,17 @@ import { VarnishPurgeTarget } from './targets/varnish.js';
 export function purgeTargetsOf(config: Config): PurgeTarget[] {
   const targets: PurgeTarget[] = config.EDGE_PURGE_VARNISH_URLS.map((url) => new VarnishPurgeTarget(url));
   if (config.EDGE_PURGE_FASTLY_SERVICE_ID && config.EDGE_PURGE_FASTLY_API_TOKEN) {
-    targets.push(new FastlyPurgeTarget(config.EDGE_PURGE_FASTLY_API_URL, config.EDGE_PURGE_FASTLY_SERVICE_ID, config.EDGE_PURGE_FASTLY_API_TOKEN));
+    targets.push(
+      new FastlyPurgeTarget(config.EDGE_PURGE_FASTLY_API_URL, config.EDGE_PURGE_FASTLY_SERVICE_ID, config.EDGE_PURGE_FASTLY_API_TOKEN),
+    );
   }
   if (config.EDGE_PURGE_CLOUDFLARE_ZONE_ID && config.EDGE_PURGE_CLOUDFLARE_API_TOKEN) {
     targets.push(
-      new CloudflarePurgeTarget(config.EDGE_PURGE_CLOUDFLARE_API_URL, config.EDGE_PURGE_CLOUDFLARE_ZONE_ID, config.EDGE_PURGE_CLOUDFLARE_API_TOKEN),
+      new CloudflarePurgeTarget(
+        config.EDGE_PURGE_CLOUDFLARE_API_URL,
+        config.EDGE_PURGE_CLOUDFLARE_ZONE_ID,
+        config.EDGE_PURGE_CLOUDFLARE_API_TOKEN,
+      ),
     );
   }
   return targets;
@@ -36,7 +42,8 @@ export function createEdgePurger(config: Config, metrics: Metrics, logger: Logge
     for (const result of ['sent', 'failed'] as const) metrics.edgePurgeRequests.inc({ target, result }, 0);
   }
   const queues = targets.map(
-    (target) => new PurgeQueue(target, { maxTags: config.EDGE_PURGE_QUEUE_MAX_TAGS, timeoutMs: config.EDGE_PURGE_TIMEOUT_MS, reports, logger }),
+    (target) =>
+      new PurgeQueue(target, { maxTags: config.EDGE_PURGE_QUEUE_MAX_TAGS, timeoutMs: config.EDGE_PURGE_TIMEOUT_MS, reports, logger }),
   );
   const purger = new QueuedEdgePurger(queues);
   if (purger.purging) logger.info({ targets: queues.map((queue) => queue.target.name) }, 'shared caches purged on every change');

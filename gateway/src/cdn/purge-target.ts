@@ -34,3 +34,20 @@ export async function sendPurge(target: string, url: string, init: RequestInit):
     throw new PurgeFailed(`${target} did not answer: ${reason}`);
   }
 }
+
+/** A purge API's JSON POST (Fastly's, Cloudflare's): `authorization` is the header carrying the token. Resolves with the 2xx body. */
+export async function postPurge(
+  target: string,
+  url: string,
+  authorization: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<{ status: number; body: string }> {
+  const response = await sendPurge(target, url, {
+    method: 'POST',
+    headers: { ...authorization, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  return { status: response.status, body: await expectSuccess(target, response) };
+}

@@ -60,14 +60,21 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
       assert.equal(request.headers['fastly-soft-purge'], undefined, 'hard purges');
     }
     const batches = api.requests.map((request) => (JSON.parse(request.body) as { surrogate_keys: string[] }).surrogate_keys);
-    assert.deepEqual(batches.map((batch) => batch.length), [256, 44]);
+    assert.deepEqual(
+      batches.map((batch) => batch.length),
+      [256, 44],
+    );
     assert.deepEqual(batches.flat(), tags(300));
     assert.equal(await counted(metrics, 'catalog_edge_purge_requests_total{target="fastly",result="sent"}'), 2);
     await purger!.close();
   });
 
   it('Cloudflare: POST /zones/{zone}/purge_cache, tags in batches of 30, a Bearer token; a purge of everything is the catalog tag', async () => {
-    start({ EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1', EDGE_PURGE_CLOUDFLARE_API_TOKEN: CLOUDFLARE_TOKEN, EDGE_PURGE_CLOUDFLARE_API_URL: api.base });
+    start({
+      EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1',
+      EDGE_PURGE_CLOUDFLARE_API_TOKEN: CLOUDFLARE_TOKEN,
+      EDGE_PURGE_CLOUDFLARE_API_URL: api.base,
+    });
     purger!.purgeTags(tags(70));
     await eventually('three batches sent', async () => api.requests.length === 3);
     purger!.purgeAll();
@@ -78,7 +85,10 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
       assert.equal(request.headers.authorization, `Bearer ${CLOUDFLARE_TOKEN}`);
     }
     const batches = api.requests.map((request) => (JSON.parse(request.body) as { tags: string[] }).tags);
-    assert.deepEqual(batches.map((batch) => batch.length), [30, 30, 10, 1]);
+    assert.deepEqual(
+      batches.map((batch) => batch.length),
+      [30, 30, 10, 1],
+    );
     assert.deepEqual(batches.at(-1), ['catalog']);
     await purger!.close();
   });
@@ -99,8 +109,16 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
     purger!.purgeTags(['product:7']);
     api.answer(200);
     const failed = await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="failed"}');
-    await eventually('taken', async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="sent"}')) === 1, 5_000);
-    await eventually('taken', async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="fastly",result="sent"}')) === 1, 5_000);
+    await eventually(
+      'taken',
+      async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="sent"}')) === 1,
+      5_000,
+    );
+    await eventually(
+      'taken',
+      async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="fastly",result="sent"}')) === 1,
+      5_000,
+    );
     assert.ok(failed >= 2, `failures counted: ${failed}`);
     const accepted = api.requests.filter((request) => request.url.startsWith('/zones/')).at(-1)!;
     assert.deepEqual((JSON.parse(accepted.body) as { tags: string[] }).tags, ['product:7', 'products:list']);
@@ -113,12 +131,23 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
   });
 
   it('Cloudflare answering 200 with "success": false is a failure', async () => {
-    const { metrics } = start({ EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1', EDGE_PURGE_CLOUDFLARE_API_TOKEN: CLOUDFLARE_TOKEN, EDGE_PURGE_CLOUDFLARE_API_URL: api.base });
+    const { metrics } = start({
+      EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1',
+      EDGE_PURGE_CLOUDFLARE_API_TOKEN: CLOUDFLARE_TOKEN,
+      EDGE_PURGE_CLOUDFLARE_API_URL: api.base,
+    });
     api.answer(200, '{"success":false,"errors":[{"code":1134,"message":"not entitled"}]}');
     purger!.purgeTags(['product:1']);
-    await eventually('counted failed', async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="failed"}')) >= 1);
+    await eventually(
+      'counted failed',
+      async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="failed"}')) >= 1,
+    );
     api.answer(200);
-    await eventually('then sent', async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="sent"}')) === 1, 5_000);
+    await eventually(
+      'then sent',
+      async () => (await counted(metrics, 'catalog_edge_purge_requests_total{target="cloudflare",result="sent"}')) === 1,
+      5_000,
+    );
     await purger!.close();
   });
 });
@@ -142,9 +171,16 @@ describe('the purge queue', () => {
       queue.add(tags(10, 'product:1'));
       assert.equal(queue.depth, 1, 'one purge of everything waits, no tags');
       api.answer(200);
-      await eventually('the purge of everything taken', async () => api.requests.some((request) => request.headers['xkey-purge'] === 'catalog'), 5_000);
+      await eventually(
+        'the purge of everything taken',
+        async () => api.requests.some((request) => request.headers['xkey-purge'] === 'catalog'),
+        5_000,
+      );
       await eventually('drained', async () => queue.depth === 0);
-      assert.equal(metricValue(await metrics.registry.metrics(), `catalog_edge_purge_overflows_total{target="varnish:${new URL(api.base).host}"}`), 1);
+      assert.equal(
+        metricValue(await metrics.registry.metrics(), `catalog_edge_purge_overflows_total{target="varnish:${new URL(api.base).host}"}`),
+        1,
+      );
       assert.match(lines.join(''), /purge queue full/);
       const afterOverflow = api.requests.slice(api.requests.findIndex((request) => request.headers['xkey-purge'] === 'catalog'));
       assert.equal(afterOverflow.length, 1, 'nothing but the purge of everything was sent after the overflow');
@@ -166,9 +202,21 @@ describe('purge configuration', () => {
       }
       assert.fail('accepted');
     };
-    assert.match(problems({ EDGE_PURGE_FASTLY_SERVICE_ID: 'svc' }), /EDGE_PURGE_FASTLY_API_TOKEN: required with EDGE_PURGE_FASTLY_SERVICE_ID/);
-    assert.match(problems({ EDGE_PURGE_CLOUDFLARE_API_TOKEN: 'token' }), /EDGE_PURGE_CLOUDFLARE_ZONE_ID: required with EDGE_PURGE_CLOUDFLARE_API_TOKEN/);
-    assert.match(problems({ EDGE_PURGE_VARNISH_URLS: 'http://varnish:6081, varnish:6081' }), /EDGE_PURGE_VARNISH_URLS: entry 2 is not an http:\/\/ or https:\/\/ URL/);
-    assert.match(problems({ EDGE_SURROGATE_KEY_HEADER: 'Surrogate Key' }), /EDGE_SURROGATE_KEY_HEADER: must be an HTTP header name, or none/);
+    assert.match(
+      problems({ EDGE_PURGE_FASTLY_SERVICE_ID: 'svc' }),
+      /EDGE_PURGE_FASTLY_API_TOKEN: required with EDGE_PURGE_FASTLY_SERVICE_ID/,
+    );
+    assert.match(
+      problems({ EDGE_PURGE_CLOUDFLARE_API_TOKEN: 'token' }),
+      /EDGE_PURGE_CLOUDFLARE_ZONE_ID: required with EDGE_PURGE_CLOUDFLARE_API_TOKEN/,
+    );
+    assert.match(
+      problems({ EDGE_PURGE_VARNISH_URLS: 'http://varnish:6081, varnish:6081' }),
+      /EDGE_PURGE_VARNISH_URLS: entry 2 is not an http:\/\/ or https:\/\/ URL/,
+    );
+    assert.match(
+      problems({ EDGE_SURROGATE_KEY_HEADER: 'Surrogate Key' }),
+      /EDGE_SURROGATE_KEY_HEADER: must be an HTTP header name, or none/,
+    );
   });
 });

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { authorized, createFixtureDatabase, eventually, graphql, startGateway, startListeningGateway, testRedisUrl } from '../support/gateway.js';
+import {
+  authorized,
+  createFixtureDatabase,
+  eventually,
+  graphql,
+  startGateway,
+  startListeningGateway,
+  testRedisUrl,
+} from '../support/gateway.js';
 import { startCaptureServer, type CaptureServer } from './capture-server.js';
 
 const SHARED_READ_CACHE_CONTROL = 'public, max-age=60, s-maxage=3600, stale-while-revalidate=300';
@@ -89,7 +97,9 @@ describe('surrogate keys and shared-cache Cache-Control on catalog reads, purged
     await eventually('the PURGE arrived', async () => varnish.requests.length > before);
     // Both replicas heard the write (the other through Redis); give a second PURGE time to show up.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const purges = varnish.requests.slice(before).filter((request) => String(request.headers['xkey-purge']).split(' ').includes('product:3'));
+    const purges = varnish.requests
+      .slice(before)
+      .filter((request) => String(request.headers['xkey-purge']).split(' ').includes('product:3'));
     assert.equal(purges.length, 1, JSON.stringify(varnish.requests.slice(before)));
     assert.equal(purges[0]!.method, 'PURGE');
   });

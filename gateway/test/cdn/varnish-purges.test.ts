@@ -93,7 +93,16 @@ describe('a real Varnish in front of two gateways: purged on every change', { ti
     const through: Endpoint = { name: 'varnish', base: varnish.url };
     const stop = new AbortController();
     const clients = runWorkload(
-      { ...CLIENTS, gateways, readVia: [through], products: PRODUCTS, writeToken: WRITE_TOKEN, run: name, random: seededRandom(seed), recorder },
+      {
+        ...CLIENTS,
+        gateways,
+        readVia: [through],
+        products: PRODUCTS,
+        writeToken: WRITE_TOKEN,
+        run: name,
+        random: seededRandom(seed),
+        recorder,
+      },
       stop.signal,
     );
     await Promise.all([during(), sleep(RUN_MS)]);
@@ -113,7 +122,11 @@ describe('a real Varnish in front of two gateways: purged on every change', { ti
     const [hitsBefore, sentBefore] = [await varnish.counter('MAIN.cache_hit'), await purges('sent')];
     const { stale, describe } = await run(`edge seed ${SEED}`, SEED);
     const late = stale.filter((read) => read.lagMs > PURGE_BOUND_MS);
-    const [hits, sent, failed] = [(await varnish.counter('MAIN.cache_hit')) - hitsBefore, (await purges('sent')) - sentBefore, await purges('failed')];
+    const [hits, sent, failed] = [
+      (await varnish.counter('MAIN.cache_hit')) - hitsBefore,
+      (await purges('sent')) - sentBefore,
+      await purges('failed'),
+    ];
     const latency = await purgeLatency();
     console.log(
       `edge seed ${SEED} (EDGE_SEED=${SEED} replays it): ${describe}\n  Varnish hits ${hits}, purges sent ${sent}, failed ${failed}; ` +
@@ -143,7 +156,11 @@ describe('a real Varnish in front of two gateways: purged on every change', { ti
     const overBound = stale.filter((read) => read.lagMs > FAILING_BOUND_MS);
     assert.equal(overBound.length, 0, `reads through Varnish stale beyond s-maxage + stale-while-revalidate\n${describe}`);
     // Once Varnish takes purges again, what waited is sent: nothing is left in the queues.
-    await eventually('the purge queues drained', async () => (await sumOver(`catalog_edge_purge_queue_tags{target="${purgeTarget}"}`)) === 0, 40_000);
+    await eventually(
+      'the purge queues drained',
+      async () => (await sumOver(`catalog_edge_purge_queue_tags{target="${purgeTarget}"}`)) === 0,
+      40_000,
+    );
   });
 
   /** p50 and p99 of the purge latency over both gateways, interpolated in the histogram's buckets as histogram_quantile does. */
@@ -165,7 +182,7 @@ describe('a real Varnish in front of two gateways: purged on every change', { ti
       for (const [bound, count] of sorted) {
         if (count >= q * total) {
           const upper = bound === Infinity ? lower : bound;
-          return (((lower + ((upper - lower) * (q * total - below)) / Math.max(count - below, 1)) * 1_000).toFixed(1));
+          return ((lower + ((upper - lower) * (q * total - below)) / Math.max(count - below, 1)) * 1_000).toFixed(1);
         }
         [lower, below] = [bound, count];
       }

@@ -1,4 +1,4 @@
-import { expectSuccess, PurgeFailed, sendPurge, type PurgeTarget } from '../purge-target.js';
+import { postPurge, PurgeFailed, type PurgeTarget } from '../purge-target.js';
 
 /** Cloudflare's limit of tags per purge request (30 on most plans; larger ones allow more, none fewer). */
 const TAGS_PER_REQUEST = 30;
@@ -21,19 +21,13 @@ export class CloudflarePurgeTarget implements PurgeTarget {
   }
 
   async purge(tags: readonly string[], signal: AbortSignal): Promise<void> {
-    const response = await sendPurge(this.name, this.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ tags }),
-      signal,
-    });
-    const body = await expectSuccess(this.name, response);
+    const { status, body } = await postPurge(this.name, this.url, { authorization: `Bearer ${this.token}` }, { tags }, signal);
     let success: unknown;
     try {
       success = (JSON.parse(body) as { success?: unknown }).success;
     } catch {
-      throw new PurgeFailed(`${this.name} answered ${response.status} with a body that is not JSON`);
+      throw new PurgeFailed(`${this.name} answered ${status} with a body that is not JSON`);
     }
-    if (success !== true) throw new PurgeFailed(`${this.name} answered ${response.status} without success: ${body.slice(0, 200)}`);
+    if (success !== true) throw new PurgeFailed(`${this.name} answered ${status} without success: ${body.slice(0, 200)}`);
   }
 }

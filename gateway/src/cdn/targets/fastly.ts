@@ -1,4 +1,4 @@
-import { expectSuccess, sendPurge, type PurgeTarget } from '../purge-target.js';
+import { postPurge, type PurgeTarget } from '../purge-target.js';
 
 /** Fastly's documented limit for one batch surrogate-key purge. */
 const KEYS_PER_REQUEST = 256;
@@ -22,12 +22,6 @@ export class FastlyPurgeTarget implements PurgeTarget {
   }
 
   async purge(tags: readonly string[], signal: AbortSignal): Promise<void> {
-    const response = await sendPurge(this.name, this.url, {
-      method: 'POST',
-      headers: { 'fastly-key': this.token, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ surrogate_keys: tags }),
-      signal,
-    });
-    await expectSuccess(this.name, response);
+    await postPurge(this.name, this.url, { 'fastly-key': this.token }, { surrogate_keys: tags }, signal);
   }
 }
