@@ -1,3 +1,4 @@
+import type { EdgePurger } from './cdn/edge-purger.js';
 import type { EdgeLookup } from './cache/edge/edge-lookup.js';
 import type { EdgeResponder } from './cache/edge/edge-responder.js';
 import type { ResponseCache } from './cache/response-cache.js';
@@ -31,6 +32,8 @@ export interface Services {
   /** Trusted-documents mode's manifest: only its operations run. Undefined when off. */
   trustedDocuments: TrustedDocuments | undefined;
   writes: ProductWrites;
+  /** Purges the shared caches (Varnish, a CDN) in front of the fleet: what captures changes made outside the gateway feeds it too. */
+  edgePurger: EdgePurger;
   metrics: Metrics;
   /** Per-client request and GraphQL cost limits (a no-op when off). */
   limits: ClientLimits;
