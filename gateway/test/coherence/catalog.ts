@@ -1,5 +1,6 @@
 // The catalog a coherence run reads and writes: products whose slogans say which write they
 // came from, so every value a read returns names its version.
+import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { createCatalog, withClient } from '../support/gateway.js';
 
@@ -42,6 +43,10 @@ export async function createCoherenceCatalog(
         [heavy.products, heavy.features],
       );
     }
+    // The seed is the catalog a loader swapped in, not a change to it: a loader writes it before
+    // capture is installed (createCatalog), so nothing of it waits in the log. Left there, its
+    // entries would be announced once gateways start, evicting every product while a run warms up.
+    await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
   });
   return databaseUrl;
 }

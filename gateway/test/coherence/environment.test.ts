@@ -182,7 +182,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
       return ((await sumOver(gateways, hits)) - before) / (products.length * gateways.length);
     };
 
-    it('0 stale reads and 0 resets; unwritten products from memory before and after (measured)', async () => {
+    it('0 stale reads, 0 resets, and every unwritten product still answered from memory', async () => {
       const probe = unwritten();
       await memoryHitShare(probe);
       const hitShareBefore = await memoryHitShare(probe);
@@ -205,9 +205,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
           `unwritten products from memory ${hitShareBefore} before, ${hitShareAfter} after`,
       );
       assert.equal(resets, 0, 'a fault-free burst of writers reset a gateway');
-      // Not asserted yet: since change capture and the edge purges were merged, 0.68–0.71 of the
-      // unwritten products are still answered from memory after the burst (1.0 before those
-      // merges, with 0 resets either way); the cause is not found yet (RESULTS.md, issue 36).
+      assert.equal(hitShareAfter, hitShareBefore, 'the burst evicted unwritten products from memory');
     });
   });
 
