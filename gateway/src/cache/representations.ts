@@ -3,8 +3,7 @@ import type { OutgoingHttpHeader } from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import { LRUCache } from 'lru-cache';
-
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 /**
  * Response headers as a flat [name, value, name, value, …] list: what `writeHead` takes fastest

@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Regist
 import type pg from 'pg';
 import { CacheHitRecorder } from './cache-hit-recorder.js';
 import { exemplarsKept } from './exemplars.js';
+import type { CoherenceReport } from '../coherence/coherence.js';
+import type { CircuitState, RedisReport } from '../redis/breaker.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -161,8 +163,29 @@ function zeroed<Label extends string>(counter: Counter<Label>, values: readonly 
   return counter;
 }
 
+/** Gauge values of catalog_redis_circuit_state. */
+const CIRCUIT_STATE: Record<CircuitState, number> = { closed: 0, open: 1, halfOpen: 2 };
+
+/** Redis's failures and circuit, as the redis layer reports them, into these metrics. */
+export function redisReportInto(metrics: Metrics): RedisReport {
+  return {
+    failed: (operation) => metrics.cacheErrors.inc({ backend: 'redis', operation }),
+    circuit: (state) => metrics.redisCircuitState.set(CIRCUIT_STATE[state]),
+    rejected: () => metrics.redisCircuitRejections.inc(),
+  };
+}
+
+/** Coherence's resets, write waits and lease, as the coherence layer reports them, into these metrics. */
+export function coherenceReportInto(metrics: Metrics): CoherenceReport {
+  return {
+    reset: (reason) => metrics.coherenceResets.inc({ reason }),
+    ackWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
+    lease: (held) => observeCoherenceLease(metrics, held),
+  };
+}
+
 /** Whether this process's coherence lease holds, read at scrape time. */
-export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
+function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
   new Gauge({
     name: 'catalog_coherence_lease_held',
     help: '1 while this process holds its coherence lease (its in-process cache is served and replicas are read), 0 while it cannot reach Redis',
