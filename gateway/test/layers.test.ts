@@ -15,13 +15,13 @@ const SOURCE = fileURLToPath(new URL('../src/', import.meta.url));
  * file belongs to the first entry naming it or a folder holding it, most specific first.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['errors.ts', 'logging.ts', 'events/', 'validation/'],
+  ['errors.ts', 'logging.ts', 'events/', 'validation/', 'runtime/'],
   // config.ts checks the limits settings with the parsers of these two.
   ['config.ts', 'limits/limits-config.ts', 'limits/ip-networks.ts', 'telemetry/'],
   ['http/'],
   ['db/', 'redis/'],
   ['repository/', 'paging/'],
-  ['coherence/', 'limits/'],
+  ['coherence/', 'limits/', 'capture/'],
   ['cache/'],
   ['loaders/', 'writes/'],
   ['metrics/'],
