@@ -1,48 +1,47 @@
 // Which computed responses are offered to Redis: all of them until a route's reuse can be judged,
-// then those of routes whose stored responses are read back, and a sample of the others.
+// then those of routes whose responses are read back, and any response computed a second time.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CachedRoute } from '../src/cache/cached-routes.js';
 import { SharedStoreAdmission } from '../src/cache/shared-admission.js';
 
-const limits = { judgeAfterStores: 10, minReadsPerStore: 0.5, sampleShare: 0, window: 1_000 };
-const offers = (admission: SharedStoreAdmission, route: '/products/:product_id' | '/products/:product_id/styles', count: number) =>
-  Array.from({ length: count }, () => admission.admit(route)).filter(Boolean).length;
+const limits = { judgeAfter: 10, minReadsPerResponse: 0.5, window: 1_000, rememberedKeys: 1_000 };
+const PRODUCT: CachedRoute = '/products/:product_id';
+const STYLES: CachedRoute = '/products/:product_id/styles';
+
+/** Offers the responses of `count` keys of `route` never seen before, from `first` on; returns how many were admitted. */
+const computeNew = (admission: SharedStoreAdmission, route: CachedRoute, first: number, count: number) =>
+  Array.from({ length: count }, (_, index) => admission.admit(`${route}/${first + index}`, route)).filter(Boolean).length;
 
 describe('shared store admission', () => {
-  it('admits every store of a route until it has made enough to judge', () => {
-    assert.equal(offers(new SharedStoreAdmission(limits), '/products/:product_id', 10), 10);
+  it('admits every response of a route until it has computed enough to judge', () => {
+    assert.equal(computeNew(new SharedStoreAdmission(limits), PRODUCT, 0, 10), 10);
   });
 
-  it('stops offering a route whose stores are not read back, and only that route', () => {
+  it('declines a route whose responses are not read back, and only that route', () => {
     const admission = new SharedStoreAdmission(limits);
-    offers(admission, '/products/:product_id', 10);
-    assert.equal(offers(admission, '/products/:product_id', 100), 0);
-    assert.equal(offers(admission, '/products/:product_id/styles', 10), 10);
+    computeNew(admission, PRODUCT, 0, 10);
+    assert.equal(computeNew(admission, PRODUCT, 10, 100), 0);
+    assert.equal(computeNew(admission, STYLES, 0, 10), 10);
   });
 
-  it('offers again once the route is read back often enough per store', () => {
+  it('admits a response computed again after its store was declined, and counts it as a read', () => {
     const admission = new SharedStoreAdmission(limits);
-    offers(admission, '/products/:product_id', 10);
-    for (let read = 0; read < 4; read += 1) admission.read('/products/:product_id');
-    assert.equal(admission.admit('/products/:product_id'), false, '4 reads for 10 stores');
-    admission.read('/products/:product_id');
-    assert.equal(admission.admit('/products/:product_id'), true, '5 reads for 10 stores');
+    computeNew(admission, PRODUCT, 0, 20);
+    assert.equal(admission.admit(`${PRODUCT}/15`, PRODUCT), true, 'declined before, computed again');
+    for (let key = 16; key < 20; key += 1) admission.admit(`${PRODUCT}/${key}`, PRODUCT);
+    assert.equal(computeNew(admission, PRODUCT, 1_000, 1), 0, '5 reads of 26 computed');
+    for (let key = 10; key < 15; key += 1) admission.admit(`${PRODUCT}/${key}`, PRODUCT);
+    for (let read = 0; read < 6; read += 1) admission.read(PRODUCT);
+    assert.equal(computeNew(admission, PRODUCT, 2_000, 1), 1, '16 reads of 32 computed');
   });
 
-  it('keeps storing a sample of a route it judged not worth it, so a change in its reuse is seen', () => {
-    const admission = new SharedStoreAdmission({ ...limits, sampleShare: 1 / 4 });
-    offers(admission, '/products/:product_id', 10);
-    const sampled = offers(admission, '/products/:product_id', 4_000);
-    assert.ok(sampled > 800 && sampled < 1_200, `${sampled} of 4,000 offered, about a quarter`);
-  });
-
-  it('forgets old counts: a route read back once, then never again, is judged by its recent stores', () => {
+  it('forgets old counts: a route read back once, then never again, is judged by its recent responses', () => {
     const admission = new SharedStoreAdmission({ ...limits, window: 20 });
-    offers(admission, '/products/:product_id', 10);
-    for (let read = 0; read < 30; read += 1) admission.read('/products/:product_id');
-    // Admitted on its reads until the halvings bring them under half the stores.
-    const admitted = offers(admission, '/products/:product_id', 200);
+    computeNew(admission, PRODUCT, 0, 10);
+    for (let read = 0; read < 30; read += 1) admission.read(PRODUCT);
+    const admitted = computeNew(admission, PRODUCT, 10, 200);
     assert.ok(admitted > 10 && admitted < 200, `${admitted} admitted before the old reads faded`);
-    assert.equal(offers(admission, '/products/:product_id', 100), 0);
+    assert.equal(computeNew(admission, PRODUCT, 1_000, 100), 0);
   });
 });

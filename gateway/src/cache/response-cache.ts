@@ -238,7 +238,7 @@ export class ResponseCache {
   private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition): void {
     const { redis, metrics } = this.options;
     if (!redis) return;
-    if (!this.options.sharedAdmission.admit(entry.route)) {
+    if (!this.options.sharedAdmission.admit(key, entry.route)) {
       metrics.cacheSharedStores.inc({ result: 'not_admitted' });
       return;
     }
