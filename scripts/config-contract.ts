@@ -32,6 +32,8 @@ const NOT_CHART_CONFIG: Partial<Record<EnvName, string>> = {
   OTEL_TRACES_SAMPLER: 'tracing.sampler',
   OTEL_TRACES_SAMPLER_ARG: 'tracing.samplerArg',
   METRICS_HOST: 'the pod listens on `host` for both ports',
+  EDGE_PURGE_FASTLY_API_TOKEN: 'gateway.edgePurge.existingFastlyTokenSecret (a Secret only)',
+  EDGE_PURGE_CLOUDFLARE_API_TOKEN: 'gateway.edgePurge.existingCloudflareTokenSecret (a Secret only)',
 };
 
 /** Where the chart's default differs from the gateway's, and why. */

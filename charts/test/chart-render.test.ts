@@ -71,13 +71,15 @@ describe('helm lint and offline strict schema validation', () => {
   });
 });
 
-test('helm package follows the files/dashboards links and ships the dashboard and rules files', async () => {
+test('helm package follows the files/dashboards links and ships the dashboard and rules files, and the sample Varnish VCL', async () => {
   const output = await helm.ok(['package', CHART_DIR, '--destination', scratch]);
   const archive = output.trim().split(': ').pop()!;
   const listing = (await runOk('tar', ['-tzf', archive])).split('\n');
   assert.deepEqual(listing.filter((path) => path.includes('files/')).sort(), [
     'catalog-gateway/files/dashboards/catalog-gateway.json',
     'catalog-gateway/files/dashboards/prometheus-rules.yml',
+    'catalog-gateway/files/varnish/backends.vcl',
+    'catalog-gateway/files/varnish/catalog.vcl',
   ]);
   const fromArchive = parseManifests(await helm.ok(['template', 'shop', archive, '--namespace', 'catalog', ...helm.offlineValuesArgs({})]));
   const dashboard = (findManifest(fromArchive, 'ConfigMap', '-grafana-dashboards') as any).data['catalog-gateway.json'];
@@ -150,6 +152,55 @@ describe('what the value sets render', () => {
 
     const withToken = env('HPA off, fixed replicas, CSVs from a PVC');
     assert.equal(withToken.find((e) => e.name === 'WRITE_TOKEN').valueFrom.secretKeyRef.key, 'WRITE_TOKEN');
+  });
+
+  test('edge purges: targets and header names in the ConfigMap, API tokens only from existing Secrets', async () => {
+    const manifests = parseManifests(
+      await helm.template({
+        gateway: {
+          config: {
+            edgePurgeVarnishUrls: 'http://varnish-0.varnish:6081/, http://varnish-1.varnish:6081/',
+            edgePurgeFastlyServiceId: 'SU1Z0isxPaozGVKXdv0eY',
+            edgePurgeCloudflareZoneId: '023e105f4ecef8ad9ca31a8372d0c353',
+            edgeSurrogateKeyHeader: 'xkey',
+            edgeCacheTagHeader: 'Edge-Cache-Tag',
+            httpCacheSharedMaxAgeSeconds: 86400,
+          },
+          edgePurge: {
+            existingFastlyTokenSecret: { name: 'cdn-tokens', key: 'fastly' },
+            existingCloudflareTokenSecret: { name: 'cdn-tokens', key: 'cloudflare' },
+          },
+        },
+      }),
+    );
+    const configMap = findManifest(manifests, 'ConfigMap', '-gateway') as any;
+    assert.equal(configMap.data.EDGE_PURGE_VARNISH_URLS, 'http://varnish-0.varnish:6081/, http://varnish-1.varnish:6081/');
+    assert.equal(configMap.data.EDGE_PURGE_FASTLY_SERVICE_ID, 'SU1Z0isxPaozGVKXdv0eY');
+    assert.equal(configMap.data.EDGE_PURGE_CLOUDFLARE_ZONE_ID, '023e105f4ecef8ad9ca31a8372d0c353');
+    assert.equal(configMap.data.EDGE_SURROGATE_KEY_HEADER, 'xkey');
+    assert.equal(configMap.data.EDGE_CACHE_TAG_HEADER, 'Edge-Cache-Tag');
+    assert.equal(configMap.data.HTTP_CACHE_SHARED_MAX_AGE_SECONDS, '86400');
+    assert.equal(configMap.data.EDGE_PURGE_FASTLY_API_TOKEN, undefined, 'no token in the ConfigMap');
+    const env = (findManifest(manifests, 'Deployment', '-gateway') as any).spec.template.spec.containers[0].env as any[];
+    assert.deepEqual(env.find((e) => e.name === 'EDGE_PURGE_FASTLY_API_TOKEN').valueFrom.secretKeyRef, {
+      name: 'cdn-tokens',
+      key: 'fastly',
+    });
+    assert.deepEqual(env.find((e) => e.name === 'EDGE_PURGE_CLOUDFLARE_API_TOKEN').valueFrom.secretKeyRef, {
+      name: 'cdn-tokens',
+      key: 'cloudflare',
+    });
+    const defaults = (findManifest(manifestsOf('defaults'), 'Deployment', '-gateway') as any).spec.template.spec.containers[0].env as any[];
+    assert.equal(
+      defaults.find((e) => e.name.startsWith('EDGE_PURGE_')),
+      undefined,
+      'no purge credentials by default',
+    );
+    await assert.rejects(
+      helm.template({ gateway: { edgePurge: { fastlyApiToken: 'inline-secret' } } }),
+      /fastlyApiToken/,
+      'a token given inline is refused by the values schema',
+    );
   });
 
   test('a trusted-documents manifest is mounted read-only and named by GRAPHQL_TRUSTED_DOCUMENTS; a new one rolls the pods', async () => {

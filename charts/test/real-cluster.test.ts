@@ -668,12 +668,21 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       /** Per database server, the uncached reads whose trace holds their batch's SQL there. */
       const withSql: Record<string, string[]> = {};
       let joinedOthers = 0;
+      /** The gateway pods the traced reads' resources name. */
+      const servingPods = new Set<string>();
       const looked = tracedIterations.slice(0, 11);
       assert.ok(looked.length >= 3, `k6 ran too few iterations to trace: ${JSON.stringify(tracedIterations)}`);
       for (let vu = 1; vu <= TRACED_VUS; vu++) {
         for (const iteration of looked) {
-          const rest = serverSpan(await traced('rest', vu, iteration));
+          const restTrace = await traced('rest', vu, iteration);
+          const rest = serverSpan(restTrace);
           assert.equal(rest.operationName, 'GET /products');
+          // The resource names the pod that served it (the chart's downward API into OTEL_RESOURCE_ATTRIBUTES).
+          const resource = Object.fromEntries((restTrace.processes[rest.processID]?.tags ?? []).map(({ key, value }) => [key, value]));
+          assert.match(String(resource['k8s.pod.name']), new RegExp(`^${name('gateway')}-`), JSON.stringify(resource));
+          assert.equal(resource['k8s.namespace.name'], NAMESPACE);
+          assert.ok(resource['k8s.node.name'], `no k8s.node.name: ${JSON.stringify(resource)}`);
+          servingPods.add(String(resource['k8s.pod.name']));
           assert.equal(tagOf(rest, 'http.response.status_code'), 200);
           const outcome = String(tagOf(rest, 'catalog.cache.outcome'));
           outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
@@ -700,7 +709,8 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const sqlSummary = Object.entries(withSql).map(([server, ids]) => `${server} ×${ids.length} (e.g. ${ids[0]})`);
       console.log(
         `# traces found in Jaeger (prefix ${tracePrefix}): ${traces} REST reads, cache outcomes ${JSON.stringify(outcomes)}; ` +
-          `${traces} uncached reads, ${traces - joinedOthers} holding their batch's SQL on ${sqlSummary.join(', ')}, ${joinedOthers} joined another traced read's batch`,
+          `${traces} uncached reads, ${traces - joinedOthers} holding their batch's SQL on ${sqlSummary.join(', ')}, ${joinedOthers} joined another traced read's batch; ` +
+          `served by pods ${[...servingPods].join(', ')} (their k8s.pod.name)`,
       );
       assert.ok(joinedOthers < traces, 'an uncached read’s trace holds its SQL under its DataLoader batch');
       assert.ok(

@@ -7,6 +7,8 @@ import { EdgeResponder } from './cache/edge/edge-responder.js';
 import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { followChangeCapture } from './capture/change-capture.js';
 import { coherenceSink } from './capture/coherence-sink.js';
+import { createEdgePurger } from './cdn/create-edge-purger.js';
+import { PurgeAfterWrites } from './cdn/purge-after-writes.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
@@ -100,6 +102,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const pager = new ProductPager(repositories.products, events);
   const redisSettings = redisSettingsOf(config);
   const redis = redisSettings ? connectSharedRedis(redisSettings, redisReportInto(metrics), logger) : undefined;
+  // The shared caches in front of the fleet (Varnish, a CDN): purged once per change, by whoever made it.
+  const edgePurger = createEdgePurger(config, metrics, logger);
   const coherence = startCoherence({
     events,
     redis,
@@ -109,14 +113,17 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     report: coherenceReportInto(metrics),
     logger,
+    edgePurger,
   });
-  const cache = createCache(config, { events, coherence, redis, metrics, logger });
+  const cache = createCache(config, { events, coherence, redis, metrics, logger, sharedCachesPurged: edgePurger.purging });
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
-  // Changes made outside the gateway (rule 11). An edge purger joins the sink here.
+  // Every change, the gateway's writes and those captured from Postgres, is purged from the shared caches once it is through.
+  const writes = new PurgeAfterWrites(coherence.writes, edgePurger);
+  // Changes made outside the gateway (rule 11).
   const capture = followChangeCapture({
     url: config.DATABASE_URL,
-    sink: coherenceSink(coherence.writes, events),
+    sink: coherenceSink(writes, events),
     logger,
     onAnnounced: (kind, delays) => {
       metrics.captureEntries.inc({ kind }, delays.length);
@@ -137,7 +144,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     cache,
     edge,
     persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
-    writes: new ProductWrites(repositories.products, coherence.writes),
+    writes: new ProductWrites(repositories.products, writes),
+    edgePurger,
     metrics,
     limits: createClientLimits(config, redis, metrics.registry, logger, { cors, requestIdOf, lifecycle }),
   };
@@ -191,7 +199,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.addHook('onClose', async () => {
     await metricsListener.close();
     coherence.stop();
-    await Promise.all([cache.settled(), services.persistedQueries.settled()]);
+    await Promise.all([cache.settled(), services.persistedQueries.settled(), edgePurger.close()]);
     await Promise.all([catalogSwaps.close(), capture.close()]);
     await redis?.close();
     await reads.close();

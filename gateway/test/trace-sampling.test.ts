@@ -27,6 +27,23 @@ describe('the edge sampling decision (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_A
     }
   });
 
+  it('ignores the caller where OTEL_PROPAGATORS leaves trace context out: its traceparent is no parent then', () => {
+    for (const propagators of [['baggage'], []] as Config['OTEL_PROPAGATORS'][]) {
+      const edge = EdgeSampling.of({
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0',
+        OTEL_PROPAGATORS: propagators,
+      });
+      assert.equal(tracedOf(edge, 100, parent('01')), 0, JSON.stringify(propagators));
+    }
+    const withTraceContext = EdgeSampling.of({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+      OTEL_PROPAGATORS: ['tracecontext'],
+    });
+    assert.equal(tracedOf(withTraceContext, 100, parent('01')), 100);
+  });
+
   it('ignores the caller with the other samplers, and a traceparent that is not valid with any', () => {
     assert.equal(tracedOf(sampling('traceidratio', '0'), 100, parent('01')), 0);
     assert.equal(tracedOf(sampling('always_on'), 100, parent('00')), 100);

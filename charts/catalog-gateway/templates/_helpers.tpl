@@ -43,11 +43,13 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/* image reference from an image block: call with (dict "image" .Values.x.image "root" $). */}}
 {{- define "catalog-gateway.image" -}}
-{{- $tag := .image.tag | default .root.Chart.AppVersion }}
-{{- if .image.registry }}
-{{- printf "%s/%s:%s" .image.registry .image.repository $tag }}
+{{- $registry := (.root.Values.global | default dict).imageRegistry | default .image.registry }}
+{{- $name := .image.repository }}
+{{- if $registry }}{{ $name = printf "%s/%s" $registry .image.repository }}{{ end }}
+{{- if .image.digest }}
+{{- printf "%s@%s" $name .image.digest }}
 {{- else }}
-{{- printf "%s:%s" .image.repository $tag }}
+{{- printf "%s:%s" $name (.image.tag | default .root.Chart.AppVersion) }}
 {{- end }}
 {{- end }}
 
@@ -110,11 +112,47 @@ topologySpreadConstraints:
 {{- end }}
 {{- end }}
 
-{{/* imagePullSecrets block for a pod spec. */}}
+{{/*
+imagePullSecrets block for a pod spec: global.imagePullSecrets, then imagePullSecrets, each a
+Secret's name or {name: …} as Bitnami charts take them, every name once.
+*/}}
 {{- define "catalog-gateway.imagePullSecrets" -}}
-{{- with .Values.imagePullSecrets }}
+{{- $names := list }}
+{{- range concat ((.Values.global | default dict).imagePullSecrets | default list) (.Values.imagePullSecrets | default list) }}
+{{- if kindIs "string" . }}{{ $names = append $names . }}{{ else }}{{ $names = append $names .name }}{{ end }}
+{{- end }}
+{{- with $names | uniq }}
 imagePullSecrets:
-  {{- toYaml . | nindent 2 }}
+  {{- range . }}
+  - name: {{ . | quote }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A container's extra variables: extraEnv, then Bitnami's extraEnvVars. Call with a component's values. */}}
+{{- define "catalog-gateway.extraEnv" -}}
+{{- with concat (.extraEnv | default list) (.extraEnvVars | default list) }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* A container's extra envFrom sources: extraEnvFrom, then Bitnami's extraEnvVarsCM and extraEnvVarsSecret. */}}
+{{- define "catalog-gateway.extraEnvFrom" -}}
+{{- $sources := .extraEnvFrom | default list }}
+{{- with .extraEnvVarsCM }}{{ $sources = append $sources (dict "configMapRef" (dict "name" .)) }}{{ end }}
+{{- with .extraEnvVarsSecret }}{{ $sources = append $sources (dict "secretRef" (dict "name" .)) }}{{ end }}
+{{- with $sources }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* A claim's storage class: global.storageClass over the component's; "-" means "" (no dynamic provisioning). */}}
+{{- define "catalog-gateway.storageClass" -}}
+{{- $class := (.root.Values.global | default dict).storageClass | default .persistence.storageClass }}
+{{- if eq (toString $class) "-" }}
+storageClassName: ""
+{{- else if $class }}
+storageClassName: {{ $class | quote }}
 {{- end }}
 {{- end }}
 

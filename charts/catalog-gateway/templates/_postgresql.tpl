@@ -80,9 +80,7 @@ livenessProbe:
   spec:
     accessModes:
       {{- toYaml $persistence.accessModes | nindent 6 }}
-    {{- with $persistence.storageClass }}
-    storageClassName: {{ . | quote }}
-    {{- end }}
+    {{- with include "catalog-gateway.storageClass" (dict "root" .root "persistence" $persistence) }}{{ . | nindent 4 }}{{ end }}
     resources:
       requests:
         storage: {{ $persistence.size }}

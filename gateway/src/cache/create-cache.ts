@@ -25,12 +25,23 @@ export function createCache(
     redis,
     metrics,
     logger,
-  }: { events: CatalogEvents; coherence: Coherence; redis?: SharedRedis; metrics: Metrics; logger: Logger },
+    sharedCachesPurged,
+  }: {
+    events: CatalogEvents;
+    coherence: Coherence;
+    redis?: SharedRedis;
+    metrics: Metrics;
+    logger: Logger;
+    /** Whether every change purges the shared caches (a purge target is configured): then they may keep responses `s-maxage`. */
+    sharedCachesPurged: boolean;
+  },
 ): ResponseCache {
   const memory = new MemoryStore({ maxEntries: config.CACHE_MAX_ENTRIES, maxBytes: config.CACHE_MAX_BYTES });
   const encoder = new RepresentationEncoder({
     maxAgeSeconds: config.HTTP_CACHE_MAX_AGE_SECONDS,
     staleWhileRevalidateSeconds: config.HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS,
+    sharedMaxAgeSeconds: sharedCachesPurged ? config.HTTP_CACHE_SHARED_MAX_AGE_SECONDS : undefined,
+    surrogateHeaders: { spaceSeparated: config.EDGE_SURROGATE_KEY_HEADER, commaSeparated: config.EDGE_CACHE_TAG_HEADER },
   });
   const store =
     redis && coherence.clock

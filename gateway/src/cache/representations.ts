@@ -3,6 +3,7 @@ import type { OutgoingHttpHeader } from 'node:http';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import { LRUCache } from 'lru-cache';
+import { surrogateKeyHeaders, type SurrogateHeaderNames } from '../cdn/surrogate-keys.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 /**
@@ -11,9 +12,19 @@ import { JSON_CONTENT_TYPE } from '../http/media-types.js';
  */
 export type HeaderList = readonly OutgoingHttpHeader[];
 
+/** The Cache-Control of catalog reads, made once per encoder: for any cache, and for a personalised answer. */
+export interface CatalogCacheControls {
+  /** Browsers (`max-age`) and shared caches (`s-maxage`, when they are purged) alike. */
+  shared: string;
+  /** An answer carrying one client's own fields (its RateLimit): browsers only, no shared cache, no surrogate keys. */
+  personal: string;
+}
+
 /**
  * One encoding of a catalog read. Its headers are listed when a response is written, not kept
- * per entry: two lists per cached body cost more memory than making them costs time.
+ * per entry: two lists per cached body cost more memory than making them costs time. What
+ * differs per body besides its ETag, its surrogate-key headers, is made once when it is encoded
+ * and shared by its encodings.
  */
 export class Representation {
   constructor(
@@ -23,25 +34,29 @@ export class Representation {
     readonly byteLength: number,
     readonly etag: string,
     private readonly coding: 'gzip' | 'br' | undefined,
-    private readonly cacheControl: string,
+    private readonly cacheControls: CatalogCacheControls,
+    /** cdn/surrogate-keys.ts: the tags shared caches are purged by, as [name, value, …]. */
+    readonly surrogateKeys: readonly OutgoingHttpHeader[],
   ) {}
 
   /** The headers of a 304 (RFC 9110 §15.4.5: those a 200 would carry about caching). */
-  notModifiedHeaders(): OutgoingHttpHeader[] {
-    return this.withCachingHeaders([]);
+  notModifiedHeaders(personalised = false): OutgoingHttpHeader[] {
+    return this.withCachingHeaders([], personalised);
   }
 
-  /** The headers of a 200 carrying these bytes. */
-  headers(): OutgoingHttpHeader[] {
-    const headers = this.withCachingHeaders(['content-type', JSON_CONTENT_TYPE, 'content-length', this.byteLength]);
+  /** The headers of a 200 carrying these bytes; `personalised`: for one client only (see CatalogCacheControls). */
+  headers(personalised = false): OutgoingHttpHeader[] {
+    const headers = this.withCachingHeaders(['content-type', JSON_CONTENT_TYPE, 'content-length', this.byteLength], personalised);
     if (this.coding) headers.push('content-encoding', this.coding);
     return headers;
   }
 
-  private withCachingHeaders(headers: OutgoingHttpHeader[]): OutgoingHttpHeader[] {
+  private withCachingHeaders(headers: OutgoingHttpHeader[], personalised: boolean): OutgoingHttpHeader[] {
     // Vary: a cache must keep each encoding apart, also for bodies too small to be compressed,
     // whose encoding a cache cannot know without asking.
-    headers.push('etag', this.etag, 'cache-control', this.cacheControl, 'vary', 'accept-encoding');
+    const cacheControl = personalised ? this.cacheControls.personal : this.cacheControls.shared;
+    headers.push('etag', this.etag, 'cache-control', cacheControl, 'vary', 'accept-encoding');
+    if (!personalised) for (const field of this.surrogateKeys) headers.push(field);
     return headers;
   }
 }
@@ -70,11 +85,12 @@ export class Representations extends Representation {
     body: string,
     byteLength: number,
     etag: string,
-    cacheControl: string,
+    cacheControls: CatalogCacheControls,
+    surrogateKeys: readonly OutgoingHttpHeader[],
     /** Makes the compressed copies; undefined when the body is too small to be compressed. */
     private readonly encoder: RepresentationEncoder | undefined,
   ) {
-    super(body, byteLength, etag, undefined, cacheControl);
+    super(body, byteLength, etag, undefined, cacheControls, surrogateKeys);
   }
 
   /** The body as is. */
@@ -98,9 +114,11 @@ export class Representations extends Representation {
     return this.brCopy;
   }
 
-  /** Memory held by the bodies, every encoding made so far counted (the in-process cache's byte budget). */
+  /** Memory held by the bodies, every encoding made so far counted, and the surrogate keys (the in-process cache's byte budget). */
   get heldBytes(): number {
-    return heldBytesOf(this) + (this.gzipCopy?.byteLength ?? 0) + (this.brCopy?.byteLength ?? 0);
+    let surrogateBytes = 0;
+    for (let index = 1; index < this.surrogateKeys.length; index += 2) surrogateBytes += String(this.surrogateKeys[index]).length;
+    return heldBytesOf(this) + surrogateBytes + (this.gzipCopy?.byteLength ?? 0) + (this.brCopy?.byteLength ?? 0);
   }
 
   /** Tells `listener` of every compressed copy made from now on. */
@@ -166,13 +184,28 @@ function heldBytesOf({ body, byteLength }: Representation): number {
 export interface HttpCacheSettings {
   maxAgeSeconds: number;
   staleWhileRevalidateSeconds: number;
+  /** `s-maxage` for shared caches, set only when they are purged on every change (a purge target is configured). */
+  sharedMaxAgeSeconds?: number;
+  /** The surrogate-key headers; none when absent. */
+  surrogateHeaders?: SurrogateHeaderNames;
 }
 
-/** The Cache-Control of catalog reads: shared caches may keep them; `no-cache` means always revalidate. */
-export function catalogReadCacheControl({ maxAgeSeconds, staleWhileRevalidateSeconds }: HttpCacheSettings): string {
-  if (maxAgeSeconds === 0) return 'public, no-cache';
+/**
+ * The Cache-Control of catalog reads. Browsers keep them `max-age` (short: nothing purges a
+ * browser); shared caches `s-maxage` when given (long: every change purges them), else `max-age`
+ * too; `no-cache` means always revalidate. `stale-while-revalidate` lets either serve a copy past
+ * its age once while it fetches anew: for a purged shared cache that only happens to copies no
+ * change touched, or while purges fail.
+ */
+export function catalogReadCacheControls({
+  maxAgeSeconds,
+  staleWhileRevalidateSeconds,
+  sharedMaxAgeSeconds,
+}: HttpCacheSettings): CatalogCacheControls {
   const stale = staleWhileRevalidateSeconds > 0 ? `, stale-while-revalidate=${staleWhileRevalidateSeconds}` : '';
-  return `public, max-age=${maxAgeSeconds}${stale}`;
+  const browser = maxAgeSeconds === 0 ? 'no-cache' : `max-age=${maxAgeSeconds}${stale}`;
+  if (sharedMaxAgeSeconds === undefined) return { shared: `public, ${browser}`, personal: `private, ${browser}` };
+  return { shared: `public, max-age=${maxAgeSeconds}, s-maxage=${sharedMaxAgeSeconds}${stale}`, personal: `private, ${browser}` };
 }
 
 /**
@@ -181,19 +214,24 @@ export function catalogReadCacheControl({ maxAgeSeconds, staleWhileRevalidateSec
  * is a different representation (RFC 9110 §8.8.3), so its strong ETag carries the coding as a suffix.
  */
 export class RepresentationEncoder {
-  private readonly cacheControl: string;
+  private readonly cacheControls: CatalogCacheControls;
+  private readonly surrogateHeaders: SurrogateHeaderNames;
 
   constructor(settings: HttpCacheSettings) {
-    this.cacheControl = catalogReadCacheControl(settings);
+    this.cacheControls = catalogReadCacheControls(settings);
+    this.surrogateHeaders = settings.surrogateHeaders ?? { spaceSeparated: undefined, commaSeparated: undefined };
   }
 
   /**
    * The body as is stays text: a Buffer per cached body would cost ~250 bytes of V8 heap and a
    * native allocation of its own (measured: ~650 bytes of RSS a body), more than most bodies.
+   * `tags`: what the body was built from, for its surrogate keys.
    */
-  encode(body: string, etag = this.etagOf(body)): Representations {
+  encode(body: string, etag = this.etagOf(body), tags: readonly string[] = []): Representations {
     const byteLength = Buffer.byteLength(body);
-    return new Representations(body, byteLength, etag, this.cacheControl, byteLength < COMPRESSION_MIN_BYTES ? undefined : this);
+    const surrogateKeys = surrogateKeyHeaders(this.surrogateHeaders, tags);
+    const encoder = byteLength < COMPRESSION_MIN_BYTES ? undefined : this;
+    return new Representations(body, byteLength, etag, this.cacheControls, surrogateKeys, encoder);
   }
 
   /** The ETag of a body as is (`etag` of `encode`: one made for the same body before, say by another replica). */
@@ -205,6 +243,7 @@ export class RepresentationEncoder {
   compressed(identity: Representation, coding: 'gzip' | 'br'): Representation {
     const compressed = coding === 'gzip' ? gzipSync(identity.body) : brotliCompressSync(identity.body, BROTLI_OPTIONS);
     const bytes = ownCopy(compressed);
-    return new Representation(bytes, bytes.length, `${identity.etag.slice(0, -1)}-${coding}"`, coding, this.cacheControl);
+    const etag = `${identity.etag.slice(0, -1)}-${coding}"`;
+    return new Representation(bytes, bytes.length, etag, coding, this.cacheControls, identity.surrogateKeys);
   }
 }

@@ -140,7 +140,7 @@ export class ResponseCache {
     if (!shared) return undefined;
     this.options.sharedAdmission.read(shared.route);
     // Redis holds the body as is, with its ETag: this replica encodes it once, on its way into memory.
-    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag));
+    const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag, shared.tags));
     if (leaseHeld) memory.set(key, entry, readAt);
     return entry;
   }
@@ -208,8 +208,8 @@ export class ResponseCache {
     const leaseHeld = coherence.leaseHeld;
     const readAt = coherence.position;
     const response = await this.options.readOn(compute);
-    const served = this.encoded(response);
     const tags = [...response.tags];
+    const served = this.encoded(response, tags);
     if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return { served, tags };
     const entry: CacheEntry = {
       body: response.body,
@@ -225,10 +225,14 @@ export class ResponseCache {
     return { served, tags };
   }
 
-  /** A cacheable 200 as a catalog read (encoded once, here); anything else as it is. */
-  private encoded({ status, body, headers, cacheable }: ComputedResponse): ServedResponse {
-    if (cacheable && status === 200) return { status, representations: this.options.encoder.encode(body) };
-    return { status, body, headers };
+  /**
+   * A cacheable 200 as a catalog read (encoded once, here, with its tags for the shared caches'
+   * surrogate keys); anything else as it is.
+   */
+  private encoded(response: ComputedResponse, tags?: readonly string[]): ServedResponse {
+    const { status, body, headers } = response;
+    if (!isCatalogRead(response)) return { status, body, headers };
+    return { status: 200, representations: this.options.encoder.encode(body, undefined, tags ?? [...response.tags]) };
   }
 
   /**
@@ -255,5 +259,7 @@ export class ResponseCache {
     await Promise.all(this.pendingWrites);
   }
 }
+
+const isCatalogRead = ({ cacheable, status }: ComputedResponse): boolean => cacheable && status === 200;
 
 const catalogRead = (entry: MemoryEntry): CatalogRead => ({ status: 200, representations: entry.representations });

@@ -3,8 +3,8 @@ import { PRODUCT_LIST_TAG, productTag } from '../events/change-tags.js';
 /**
  * The tags of one response under construction: every product id the response was built from
  * (looked up, found or not). A write to a product evicts exactly the responses tagged with it.
- * Ids are kept as numbers and spelt as tags only when the response is stored: with the cache
- * off, or for a response it will not keep, no tag string is ever made.
+ * Ids are kept as numbers and spelt as tags only for a catalog read (its cache entry, and its
+ * surrogate keys for shared caches): for an error or a mutation's answer no tag string is made.
  */
 export class ResponseTags implements Iterable<string> {
   private readonly productIds = new Set<number>();

@@ -126,8 +126,14 @@ export class RedisClock {
     await this.redis.client.hdel(REDIS_CLOCK_KEY, `m:${member}`);
   }
 
-  /** Starts a new epoch for a catalog swap, once per swap id; returns the epoch now current. */
-  async swap(swapId: string): Promise<string> {
-    return this.saw(await this.redis.client.coherenceSwap(1, REDIS_CLOCK_KEY, ...this.prologue(), swapId));
+  /**
+   * Starts a new epoch for a catalog swap, once per swap id; returns the epoch now current, and
+   * whether this very call started it (the script returns the fresh epoch it was given only when
+   * it made the clock with it).
+   */
+  async swap(swapId: string): Promise<{ epoch: string; started: boolean }> {
+    const prologue = this.prologue();
+    const epoch = this.saw(await this.redis.client.coherenceSwap(1, REDIS_CLOCK_KEY, ...prologue, swapId));
+    return { epoch, started: epoch === prologue[1] };
   }
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ReadTarget, ReadTargets, ReplicaReadFallback } from '../db/read-targets.js';
+import type { EdgePurger } from '../cdn/edge-purger.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { RedisClock, type ClockPosition } from './clock.js';
@@ -56,6 +57,8 @@ export interface CoherenceOptions {
   versionTtlMs: number;
   report: CoherenceReport;
   logger: Logger;
+  /** Purges the shared caches in front of the fleet: everything, once per catalog swap. */
+  edgePurger: Pick<EdgePurger, 'purgeAll'>;
 }
 
 /** What coherence reports (into the metrics, given by app.ts). */
@@ -76,6 +79,8 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     logger.warn({ err: error }, "cannot read the primary's WAL position: replicas stay out of use until it answers"),
   );
   if (!redis) {
+    // One process, nothing to share the swap with: it purges.
+    events.on('swapped', () => options.edgePurger.purgeAll());
     const replicaReads = new ReplicaReads(reads, requirements, () => true, options.onFallback);
     return {
       leaseHeld: true,
@@ -102,7 +107,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     onRedisError: redis.failed,
     onReset: (reason) => report.reset(reason),
   });
-  const stopSwaps = followSwapsInRedis(events, clock, logger, redis.failed);
+  const stopSwaps = followSwapsInRedis(events, clock, options.edgePurger, logger, redis.failed);
   const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onFallback);
   report.lease(() => membership.leaseHeld);
   return {
@@ -141,23 +146,30 @@ export function startCoherence(options: CoherenceOptions): Coherence {
 /**
  * Rule 9: a catalog swap starts a new epoch in Redis, once per swap id (an unknown swap — the
  * listener reconnected — always does). Retried until Redis takes it: until then other replicas
- * may still take responses of the old catalog from Redis.
+ * may still take responses of the old catalog from Redis. The process whose call started the
+ * epoch purges the shared caches of everything, once for the fleet; so does one whose call
+ * failed before (its script may have run with the answer lost: a second purge costs refetches,
+ * a missing one would leave the old catalog at the edge for `s-maxage`).
  */
 function followSwapsInRedis(
   events: CatalogEvents,
   clock: RedisClock,
+  edgePurger: Pick<EdgePurger, 'purgeAll'>,
   logger: Logger,
   onRedisError: (operation: string, error: unknown) => void,
 ): () => void {
   let stopped = false;
   events.on('swapped', async ({ swapId }) => {
     const id = swapId ?? `unknown-${randomBytes(8).toString('hex')}`;
+    let failed = false;
     for (let delayMs = 100; !stopped; delayMs = Math.min(delayMs * 2, 2_000)) {
       try {
-        const epoch = await clock.swap(id);
-        logger.info({ swapId: id, epoch }, 'catalog swap: responses cached in Redis before it are void');
+        const { epoch, started } = await clock.swap(id);
+        logger.info({ swapId: id, epoch, started }, 'catalog swap: responses cached in Redis before it are void');
+        if (started || failed) edgePurger.purgeAll();
         return;
       } catch (error) {
+        failed = true;
         onRedisError('swap', error);
       }
       await sleep(delayMs);

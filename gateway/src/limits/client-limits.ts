@@ -12,7 +12,7 @@ import { NetworkSet } from './ip-networks.js';
 import { LimitPolicies, type ClientPolicy } from './limit-policies.js';
 import { costRefusal, requestsRefusal, type Refusal } from './limit-refusals.js';
 import { createLimitsMetrics, type LimitsMetrics } from './limits-metrics.js';
-import { COST_POLICY, limitItem, REQUESTS_POLICY, type PolicyName } from './ratelimit-fields.js';
+import { COST_POLICY, limitItem, RATELIMIT_FIELD, REQUESTS_POLICY, type PolicyName } from './ratelimit-fields.js';
 import { RedisCounterSync } from './redis-sync.js';
 import { WindowCounters, type ClientUsage } from './window-counters.js';
 
@@ -190,7 +190,7 @@ class WindowLimits implements ClientLimits {
   private announce(response: ServerResponse, policy: ClientPolicy, usage: ClientUsage, now: number): void {
     const paced = usage.requests >= policy.requests * FIELDS_FROM_SHARE_USED || usage.cost >= policy.graphqlCost * FIELDS_FROM_SHARE_USED;
     if (!paced) return;
-    response.setHeader('ratelimit', this.rateLimitField(policy, usage, now));
+    response.setHeader(RATELIMIT_FIELD, this.rateLimitField(policy, usage, now));
     response.setHeader('ratelimit-policy', policy.field);
   }
 

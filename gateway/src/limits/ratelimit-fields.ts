@@ -10,6 +10,9 @@
  * cost is none of them, so its policy says so in a vendor parameter, as the draft asks of
  * implementation-specific parameters.
  */
+/** The response field telling one client what remains of its quotas: an answer carrying it is that client's own. */
+export const RATELIMIT_FIELD = 'ratelimit';
+
 export const REQUESTS_POLICY = 'requests';
 export const COST_POLICY = 'graphql-cost';
 export type PolicyName = typeof REQUESTS_POLICY | typeof COST_POLICY;

@@ -145,6 +145,31 @@ export function createMetrics() {
       }),
       ['stored', 'refused', 'full', 'too_large', 'not_admitted'],
     ),
+    edgePurgeQueueTags: new Gauge({
+      name: 'catalog_edge_purge_queue_tags',
+      help: 'Tags waiting to be purged from a shared cache, by target (a waiting purge of everything counts one)',
+      labelNames: ['target'] as const,
+      registers,
+    }),
+    edgePurgeRequests: new Counter({
+      name: 'catalog_edge_purge_requests_total',
+      help: 'Purge requests to shared caches by target and result: sent (the target took it), failed (refused, timed out or unreachable: retried with backoff)',
+      labelNames: ['target', 'result'] as const,
+      registers,
+    }),
+    edgePurgeLatency: new Histogram({
+      name: 'catalog_edge_purge_latency_seconds',
+      help: 'From the first request to purge a tag (a change) to the shared cache taking the purge, by target; retries included',
+      labelNames: ['target'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    edgePurgeOverflows: new Counter({
+      name: 'catalog_edge_purge_overflows_total',
+      help: 'Times a purge queue was full and turned into one purge of every catalog response, by target',
+      labelNames: ['target'] as const,
+      registers,
+    }),
     dataloaderBatchSize: new Histogram({
       name: 'catalog_dataloader_batch_size',
       help: 'Keys per DataLoader batch, by loader',

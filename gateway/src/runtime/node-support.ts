@@ -12,9 +12,7 @@ export const SUPPORTED_NODE_LINES = [22, 24] as const;
 export const MINIMUM_NODE = '20.12.0';
 
 export type NodeSupport =
-  | { verdict: 'supported'; message: string }
-  | { verdict: 'unsupported'; message: string }
-  | { verdict: 'refused'; message: string };
+  { verdict: 'supported'; message: string } | { verdict: 'unsupported'; message: string } | { verdict: 'refused'; message: string };
 
 const parse = (version: string): [number, number, number] => {
   const [major = 0, minor = 0, patch = 0] = version.replace(/^v/, '').split('.').map(Number);

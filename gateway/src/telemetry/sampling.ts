@@ -22,10 +22,15 @@ export class EdgeSampling {
     private readonly ratio: number,
   ) {}
 
-  static of(config: Pick<Config, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>): EdgeSampling {
+  /** `OTEL_PROPAGATORS` absent: trace context is propagated (the setting's default). */
+  static of(
+    config: Pick<Config, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'> & Partial<Pick<Config, 'OTEL_PROPAGATORS'>>,
+  ): EdgeSampling {
     const sampler = config.OTEL_TRACES_SAMPLER;
     const ratio = sampler.endsWith('always_on') ? 1 : sampler.endsWith('always_off') ? 0 : Number(config.OTEL_TRACES_SAMPLER_ARG);
-    return new EdgeSampling(sampler.startsWith('parentbased_'), ratio);
+    // A caller's traceparent is its parent only where trace context is propagated at all.
+    const followsCaller = sampler.startsWith('parentbased_') && (config.OTEL_PROPAGATORS?.includes('tracecontext') ?? true);
+    return new EdgeSampling(followsCaller, ratio);
   }
 
   /** Whether to trace a request that came with this `traceparent` header (or none). */

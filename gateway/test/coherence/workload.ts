@@ -16,6 +16,8 @@ export interface Endpoint {
 
 export interface WorkloadOptions {
   gateways: readonly Endpoint[];
+  /** Where readers also read, writers never: a shared cache in front of the gateways. */
+  readVia?: readonly Endpoint[];
   /** Products in the catalog, ids 1..products. */
   products: number;
   writers: number;
@@ -326,8 +328,9 @@ async function reader(index: number, options: WorkloadOptions, popularity: Popul
     shelf: popularity.shelfSampler(random),
     page: popularity.pageSampler(random),
   };
+  const endpoints = [...options.gateways, ...(options.readVia ?? [])];
   while (!signal.aborted) {
-    const outcome = await recordRead(options.recorder, client, pickGateway(random, options.gateways), planRead(random, choose));
+    const outcome = await recordRead(options.recorder, client, pickGateway(random, endpoints), planRead(random, choose));
     if (typeof outcome !== 'number') await sleep(PAUSE_AFTER_FAILURE_MS);
   }
 }

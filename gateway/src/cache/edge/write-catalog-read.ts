@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import { RATELIMIT_FIELD } from '../../limits/ratelimit-fields.js';
 import type { Representations } from '../representations.js';
 import { ifNoneMatchHolds } from './conditional.js';
 
@@ -20,12 +21,13 @@ export function writeCatalogRead(
 ): 200 | 304 {
   const representation = representations.negotiate(request.headers['accept-encoding']);
   const conditional = request.method === 'GET' || request.method === 'HEAD';
+  const personalised = response.hasHeader(RATELIMIT_FIELD);
   if (conditional && ifNoneMatchHolds(request.headers['if-none-match'], representation.etag)) {
-    response.writeHead(304, finish(representation.notModifiedHeaders()));
+    response.writeHead(304, finish(representation.notModifiedHeaders(personalised)));
     response.end();
     return 304;
   }
-  response.writeHead(200, finish(representation.headers()));
+  response.writeHead(200, finish(representation.headers(personalised)));
   response.end(representation.body);
   return 200;
 }
