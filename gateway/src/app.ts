@@ -7,7 +7,7 @@ import { EdgeResponder } from './cache/edge/edge-responder.js';
 import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { followChangeCapture } from './capture/change-capture.js';
 import { coherenceSink } from './capture/coherence-sink.js';
-import { createEdgePurger } from './cdn/create-edge-purger.js';
+import { createEdgePurger, purgeTargetsOf } from './cdn/create-edge-purger.js';
 import { PurgeAfterWrites } from './cdn/purge-after-writes.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
@@ -34,7 +34,7 @@ import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createClientLimits, installClientLimits } from './limits/client-limits.js';
-import { coherenceReportInto, createMetrics, observePools, redisReportInto } from './metrics/metrics.js';
+import { coherenceReportInto, createMetrics, edgePurgeReportInto, observePools, redisReportInto } from './metrics/metrics.js';
 import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { MetricsListener } from './metrics/metrics-listener.js';
 import { createSharedBatchers, type BatchObserver } from './loaders/shared-batchers.js';
@@ -103,7 +103,16 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const redisSettings = redisSettingsOf(config);
   const redis = redisSettings ? connectSharedRedis(redisSettings, redisReportInto(metrics), logger) : undefined;
   // The shared caches in front of the fleet (Varnish, a CDN): purged once per change, by whoever made it.
-  const edgePurger = createEdgePurger(config, metrics, logger);
+  const purgeTargets = purgeTargetsOf(config);
+  const edgePurger = createEdgePurger(
+    config,
+    purgeTargets,
+    edgePurgeReportInto(
+      metrics,
+      purgeTargets.map((target) => target.name),
+    ),
+    logger,
+  );
   const coherence = startCoherence({
     events,
     redis,

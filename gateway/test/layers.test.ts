@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['http/'],
   ['db/', 'redis/'],
   ['repository/', 'paging/'],
-  ['coherence/', 'limits/', 'capture/'],
+  ['coherence/', 'limits/', 'capture/', 'cdn/'],
   ['cache/'],
   ['loaders/', 'writes/'],
   ['metrics/'],

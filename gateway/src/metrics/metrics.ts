@@ -4,6 +4,7 @@ import { CacheHitRecorder } from './cache-hit-recorder.js';
 import { exemplarsKept } from './exemplars.js';
 import type { CoherenceReport } from '../coherence/coherence.js';
 import type { CircuitState, RedisReport } from '../redis/breaker.js';
+import type { PurgeQueueReports } from '../cdn/purge-queue.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -206,6 +207,22 @@ export function coherenceReportInto(metrics: Metrics): CoherenceReport {
     reset: (reason) => metrics.coherenceResets.inc({ reason }),
     ackWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
     lease: (held) => observeCoherenceLease(metrics, held),
+  };
+}
+
+/**
+ * The edge purge queues' reports into these metrics; the request series start at 0 for each
+ * configured target, as the alert on failing purges compares failures with successes.
+ */
+export function edgePurgeReportInto(metrics: Metrics, targets: readonly string[]): PurgeQueueReports {
+  for (const target of targets) {
+    for (const result of ['sent', 'failed'] as const) metrics.edgePurgeRequests.inc({ target, result }, 0);
+  }
+  return {
+    depth: (target, tags) => metrics.edgePurgeQueueTags.set({ target }, tags),
+    request: (target, result) => metrics.edgePurgeRequests.inc({ target, result }),
+    latency: (target, seconds) => metrics.edgePurgeLatency.observe({ target }, seconds),
+    overflow: (target) => metrics.edgePurgeOverflows.inc({ target }),
   };
 }
 
