@@ -9,8 +9,11 @@ export interface PlanFile {
   size: number;
 }
 
-/** One target in a comparison, with the plans it replays. */
-export interface Contender {
+/** One target in a comparison: a server wrk replays plans against, or a load that drives itself. */
+export type Contender = ReplayedContender | DrivenContender;
+
+/** A server under wrk, replaying plans. */
+export interface ReplayedContender {
   target: TargetName;
   server: ServerProcess;
   warmup: PlanFile;
@@ -20,6 +23,17 @@ export interface Contender {
   /** Its measured time, when not the run's `--duration`: a variant's process measures its share of its side's. */
   durationSeconds?: number;
 }
+
+/**
+ * A load with no server of ours in it (pgbench on Postgres: the ceiling): it draws its own
+ * requests, and only Postgres and Redis have CPU to count.
+ */
+export interface DrivenContender {
+  target: TargetName;
+  drive(seconds: number): Promise<LoadResult>;
+}
+
+const isReplayed = (contender: Contender): contender is ReplayedContender => 'server' in contender;
 
 export interface CompareSettings {
   load: LoadSettings;
@@ -58,34 +72,37 @@ const median = (values: number[]) => {
  * RPS is total requests over total time; latency percentiles are the median of the rounds'.
  */
 export async function compareTargets(workload: Workload, contenders: Contender[], settings: CompareSettings): Promise<Cell[]> {
-  const roundCount = contenders[0]!.rounds.length;
+  const roundCount = contenders.find(isReplayed)!.rounds.length;
   const roundSeconds = (contender: Contender) =>
-    Math.max(1, Math.round((contender.durationSeconds ?? settings.load.durationSeconds) / roundCount));
+    Math.max(1, Math.round(((isReplayed(contender) && contender.durationSeconds) || settings.load.durationSeconds) / roundCount));
+  const load = (contender: Contender, plan: (replayed: ReplayedContender) => PlanFile, seconds: number) =>
+    isReplayed(contender)
+      ? runWrk(contender.server.baseUrl, plan(contender).file, { ...settings.load, durationSeconds: seconds })
+      : contender.drive(seconds);
   for (const contender of contenders) {
     settings.log(`${workload} × ${contender.target}: warm-up ${settings.warmupSeconds} s`);
-    contender.server.assertAlive();
-    await runWrk(contender.server.baseUrl, contender.warmup.file, { ...settings.load, durationSeconds: settings.warmupSeconds });
+    if (isReplayed(contender)) contender.server.assertAlive();
+    await load(contender, ({ warmup }) => warmup, settings.warmupSeconds);
   }
   const results = new Map<Contender, RoundResult[]>(contenders.map((c) => [c, []]));
-  const cpuNow = (server: ServerProcess): CpuSplit => ({
-    server: processTreeCpuSeconds(server.pid),
+  const cpuNow = (contender: Contender): CpuSplit => ({
+    server: isReplayed(contender) ? processTreeCpuSeconds(contender.server.pid) : 0,
     postgres: settings.backendPids.postgres.reduce((sum, pid) => sum + processTreeCpuSeconds(pid), 0),
     redis: processTreeCpuSeconds(settings.backendPids.redis),
   });
   for (let round = 0; round < roundCount; round += 1) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const contender of order) {
-      const plan = contender.rounds[round]!;
       const waitedMs = await settings.databaseIdle();
       if (waitedMs > 0) settings.log(`${workload} × ${contender.target}: waited ${waitedMs} ms for an earlier target's queries`);
       const machineLoad = loadavg()[0]!;
-      const before = cpuNow(contender.server);
-      const result = await runWrk(contender.server.baseUrl, plan.file, { ...settings.load, durationSeconds: roundSeconds(contender) });
-      const after = cpuNow(contender.server);
-      contender.server.assertAlive();
+      const before = cpuNow(contender);
+      const result = await load(contender, ({ rounds }) => rounds[round]!, roundSeconds(contender));
+      const after = cpuNow(contender);
+      if (isReplayed(contender)) contender.server.assertAlive();
       results.get(contender)!.push({
         ...result,
-        wrapped: contender.cold && result.requests > plan.size,
+        wrapped: isReplayed(contender) && contender.cold && result.requests > contender.rounds[round]!.size,
         machineLoad,
         cpuSeconds: {
           server: after.server - before.server,

@@ -20,12 +20,12 @@ export interface IdRange {
 /** How many products the catalog holds: a cold plan longer than that repeats ids. */
 export const catalogSize = (ids: IdRange): number => ids.max - ids.min + 1;
 
-const LIST_PAGE_SIZE = 5;
-type RestRoute = 'product' | 'styles' | 'related' | 'list';
+export const LIST_PAGE_SIZE = 5;
+export type RestRoute = 'product' | 'styles' | 'related' | 'list';
 /** Share of each legacy REST route in a mix. */
-type RouteMix = ReadonlyArray<readonly [route: RestRoute, weight: number]>;
+export type RouteMix = ReadonlyArray<readonly [route: RestRoute, weight: number]>;
 /** The cold and hot mixes, as front ends call the routes for a product page. */
-const PRODUCT_PAGE_MIX: RouteMix = [
+export const PRODUCT_PAGE_MIX: RouteMix = [
   ['product', 35],
   ['styles', 35],
   ['related', 20],
@@ -63,7 +63,7 @@ function restPlan(size: number, random: Random, productId: () => number, page: (
   return Array.from({ length: size }, () => restRequest(pickRoute(random, mix), productId(), page()));
 }
 
-const lastListPage = (ids: IdRange) => Math.max(1, Math.floor(catalogSize(ids) / LIST_PAGE_SIZE));
+export const lastListPage = (ids: IdRange) => Math.max(1, Math.floor(catalogSize(ids) / LIST_PAGE_SIZE));
 
 /**
  * Product ids in a seeded random order, none repeated before every id of the catalog has come (a

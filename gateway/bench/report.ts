@@ -11,7 +11,8 @@ export type Workload =
   | 'GraphQL product page, cold'
   | 'Storefront category page 1 by price'
   | 'Storefront deep category page by price';
-export type TargetName = 'gateway' | 'gateway, cache on' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)' | VariantTarget;
+export type TargetName =
+  'gateway' | 'gateway, cache on' | 'bare node:http' | 'postgraphile' | 'gateway (baseline)' | 'postgres ceiling (pgbench)' | VariantTarget;
 
 export interface Cell extends LoadResult {
   workload: Workload;
@@ -126,8 +127,11 @@ export function ratios(cells: readonly Cell[]): Ratio[] {
     ...ratioPair(cells, 'Storefront deep category page by price', 'postgraphile', 1.5),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'postgraphile', null, 'gateway, cache on'),
     ...ratioPair(cells, 'Storefront deep category page by price', 'postgraphile', null, 'gateway, cache on'),
+    ...ratioPair(cells, 'REST mix, cold', 'postgres ceiling (pgbench)', 0.4),
     ...ratioPair(cells, 'REST mix, cold', 'bare node:http', null),
     // Present with --baseline-checkout: this revision against another one, in the same run.
+    ...ratioPair(cells, 'GraphQL product page, cold', 'gateway (baseline)', null),
+    ...ratioPair(cells, 'REST mix, cold', 'gateway (baseline)', null),
     ...ratioPair(cells, 'REST mix, hot', 'gateway (baseline)', null),
     ...ratioPair(cells, 'REST mix, long tail', 'gateway (baseline)', null),
     ...ratioPair(cells, 'Storefront category page 1 by price', 'gateway (baseline)', null),

@@ -18,6 +18,7 @@ import { findPid } from './cpu-usage.js';
 import { openBenchDataset, openBenchReplica } from './dataset.js';
 import { cacheShare, readCacheLookups, type CacheShare } from './gateway-cache-stats.js';
 import { parseBenchOptions } from './options.js';
+import { postgresCeiling } from './postgres-ceiling.js';
 import { catalogSize, coldGraphqlPlan, coldRestPlan, hotRestPlan, longTailRestPlan, writePlan, type PlannedRequest } from './plans.js';
 import { nodeMemory, residentMemory, type NodeMemory, type ResidentMemory } from './process-memory.js';
 import { productPageBody, productPageShape, type GraphqlDialect } from './queries.js';
@@ -263,9 +264,11 @@ try {
         ...(variant ? { durationSeconds: variantSeconds } : {}),
       };
     };
+    const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
     await compare('GraphQL product page, cold', [
       await graphqlContender('gateway', 'gateway', gateway, seed + 1),
       await graphqlContender('postgraphile', 'postgraphile', postgraphile, seed + 2),
+      ...(baseline ? [await graphqlContender('gateway (baseline)', 'gateway', baseline, seed + 7)] : []),
       ...(await Promise.all(
         variantsIn('GraphQL product page, cold').map(({ target, server }, index) =>
           graphqlContender(target, 'gateway', server, seed + 10 + index, true),
@@ -322,8 +325,11 @@ try {
     ];
     const bare = replayed.length > 0 ? await startBare('bare', replayed) : undefined;
 
-    // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss.
+    // REST mix, cold: uniform ids over the whole catalog, every gateway response a cache miss;
+    // beside it the same statements straight to Postgres (the ceiling a miss can reach).
     if (options.workloads.has('cold')) {
+      const ceiling = await postgresCeiling(dataset.databaseUrl, productIds, join(PLAN_DIR, 'postgres-ceiling'));
+      const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
       await compare('REST mix, cold', [
         {
           target: 'gateway',
@@ -331,7 +337,18 @@ try {
           ...(await coldPlans('rest-cold', coldRestPlan(productIds, coldPlanSize, seed + 3))),
           cold: true,
         },
+        { target: 'postgres ceiling (pgbench)', drive: (seconds) => ceiling.run(seconds) },
         { target: 'bare node:http', server: bare!, warmup: bareCold, rounds: Array(options.rounds).fill(bareCold), cold: false },
+        ...(baseline
+          ? [
+              {
+                target: 'gateway (baseline)' as const,
+                server: baseline,
+                ...(await coldPlans('rest-cold-baseline', coldRestPlan(productIds, coldPlanSize, seed + 8))),
+                cold: true,
+              },
+            ]
+          : []),
         ...(await Promise.all(
           variantsIn('REST mix, cold').map(async ({ target, server }, index) => ({
             target,

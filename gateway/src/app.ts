@@ -1,18 +1,18 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
+import { PersistedQueryStore } from './cache/persisted-query-store.js';
 import { EdgeLookup } from './cache/edge/edge-lookup.js';
 import { EdgeResponder } from './cache/edge/edge-responder.js';
 import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { followChangeCapture } from './capture/change-capture.js';
 import { coherenceSink } from './capture/coherence-sink.js';
-import { createEdgePurger } from './cdn/create-edge-purger.js';
+import { createEdgePurger, purgeTargetsOf } from './cdn/create-edge-purger.js';
 import { PurgeAfterWrites } from './cdn/purge-after-writes.js';
 import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { createReadTargets, targetNames } from './db/read-targets.js';
-import { PersistedQueryStore } from './graphql/persisted-query-store.js';
 import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
 import { loadTrustedDocuments } from './graphql/trusted-documents.js';
@@ -34,10 +34,12 @@ import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createClientLimits, installClientLimits } from './limits/client-limits.js';
-import { createMetrics, observePools } from './metrics/metrics.js';
+import { coherenceReportInto, createMetrics, edgePurgeReportInto, observePools, redisReportInto } from './metrics/metrics.js';
 import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { MetricsListener } from './metrics/metrics-listener.js';
+import { createSharedBatchers, type BatchObserver } from './loaders/shared-batchers.js';
 import { ProductPager } from './paging/product-pager.js';
+import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
 import type { Services } from './services.js';
@@ -78,11 +80,15 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const metrics = createMetrics();
   // The primary, and the streaming replicas reads may use: a pool, batchers and repositories each.
   const readCounters = createReadTargetCounters(metrics.registry, targetNames(config));
+  const observeBatch: BatchObserver = (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size);
   const reads = createReadTargets(
     { ...config, DATABASE_URL: config.DATABASE_URL },
     {
       counters: readCounters,
-      observeBatch: (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size),
+      readersOf: (db) => {
+        const repositories = createRepositories(db);
+        return { repositories, batchers: createSharedBatchers(repositories, observeBatch) };
+      },
       onAdmissionReject: (reason) => metrics.dbAdmissionRejections.inc({ reason }),
       logger,
     },
@@ -95,9 +101,18 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const events = new CatalogEvents();
   const pager = new ProductPager(repositories.products, events);
   const redisSettings = redisSettingsOf(config);
-  const redis = redisSettings ? connectSharedRedis(redisSettings, metrics, logger) : undefined;
+  const redis = redisSettings ? connectSharedRedis(redisSettings, redisReportInto(metrics), logger) : undefined;
   // The shared caches in front of the fleet (Varnish, a CDN): purged once per change, by whoever made it.
-  const edgePurger = createEdgePurger(config, metrics, logger);
+  const purgeTargets = purgeTargetsOf(config);
+  const edgePurger = createEdgePurger(
+    config,
+    purgeTargets,
+    edgePurgeReportInto(
+      metrics,
+      purgeTargets.map((target) => target.name),
+    ),
+    logger,
+  );
   const coherence = startCoherence({
     events,
     redis,
@@ -105,7 +120,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     onFallback: (reason) => readCounters.fallback(reason),
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
-    metrics,
+    report: coherenceReportInto(metrics),
     logger,
     edgePurger,
   });
@@ -138,11 +153,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     cache,
     edge,
     persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
-    trustedDocuments,
     writes: new ProductWrites(repositories.products, writes),
     edgePurger,
     metrics,
-    limits: createClientLimits(config, redis, metrics, logger, { cors, requestIdOf, lifecycle }),
+    limits: createClientLimits(config, redis, metrics.registry, logger, { cors, requestIdOf, lifecycle }),
   };
 
   const app = Fastify({
@@ -188,7 +202,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   await app.register(healthRoutes(lifecycle));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
-  await app.register(graphqlRoute(services));
+  await app.register(graphqlRoute(services, trustedDocuments));
   if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {

@@ -1,13 +1,12 @@
 import type { EdgePurger } from './cdn/edge-purger.js';
 import type { EdgeLookup } from './cache/edge/edge-lookup.js';
 import type { EdgeResponder } from './cache/edge/edge-responder.js';
+import type { PersistedQueryStore } from './cache/persisted-query-store.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import { ResponseTags } from './cache/tags.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { ReadTarget, ReadTargets } from './db/read-targets.js';
-import type { PersistedQueryStore } from './graphql/persisted-query-store.js';
-import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import type { ClientLimits } from './limits/client-limits.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -29,8 +28,6 @@ export interface Services {
   edge: { lookup: EdgeLookup; responder: EdgeResponder };
   /** Automatic persisted queries, shared through the cache's Redis. */
   persistedQueries: PersistedQueryStore;
-  /** Trusted-documents mode's manifest: only its operations run. Undefined when off. */
-  trustedDocuments: TrustedDocuments | undefined;
   writes: ProductWrites;
   /** Purges the shared caches (Varnish, a CDN) in front of the fleet: what captures changes made outside the gateway feeds it too. */
   edgePurger: EdgePurger;

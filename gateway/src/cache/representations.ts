@@ -4,8 +4,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { Negotiator } from '@fastify/accept-negotiator';
 import { LRUCache } from 'lru-cache';
 import { surrogateKeyHeaders, type SurrogateHeaderNames } from '../cdn/surrogate-keys.js';
-
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 /**
  * Response headers as a flat [name, value, name, value, …] list: what `writeHead` takes fastest

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Metrics } from '../metrics/metrics.js';
 import { QueuedEdgePurger } from './edge-purger.js';
-import { PurgeQueue } from './purge-queue.js';
+import { PurgeQueue, type PurgeQueueReports } from './purge-queue.js';
 import type { PurgeTarget } from './purge-target.js';
 import { CloudflarePurgeTarget } from './targets/cloudflare.js';
 import { FastlyPurgeTarget } from './targets/fastly.js';
@@ -28,19 +27,13 @@ export function purgeTargetsOf(config: Config): PurgeTarget[] {
   return targets;
 }
 
-/** The purger as configured, its queues reporting into `metrics`; with no target it purges nothing. */
-export function createEdgePurger(config: Config, metrics: Metrics, logger: Logger): QueuedEdgePurger {
-  const reports = {
-    depth: (target: string, tags: number) => metrics.edgePurgeQueueTags.set({ target }, tags),
-    request: (target: string, result: 'sent' | 'failed') => metrics.edgePurgeRequests.inc({ target, result }),
-    latency: (target: string, seconds: number) => metrics.edgePurgeLatency.observe({ target }, seconds),
-    overflow: (target: string) => metrics.edgePurgeOverflows.inc({ target }),
-  };
-  const targets = purgeTargetsOf(config);
-  // Series at 0 from the start: the alert on failing purges compares failures with successes.
-  for (const { name: target } of targets) {
-    for (const result of ['sent', 'failed'] as const) metrics.edgePurgeRequests.inc({ target, result }, 0);
-  }
+/** A purger of `targets` (purgeTargetsOf), its queues reporting into `reports`; with no target it purges nothing. */
+export function createEdgePurger(
+  config: Config,
+  targets: readonly PurgeTarget[],
+  reports: PurgeQueueReports,
+  logger: Logger,
+): QueuedEdgePurger {
   const queues = targets.map(
     (target) =>
       new PurgeQueue(target, { maxTags: config.EDGE_PURGE_QUEUE_MAX_TAGS, timeoutMs: config.EDGE_PURGE_TIMEOUT_MS, reports, logger }),

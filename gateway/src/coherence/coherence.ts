@@ -5,11 +5,10 @@ import type { Logger } from 'pino';
 import type { ReadTarget, ReadTargets, ReplicaReadFallback } from '../db/read-targets.js';
 import type { EdgePurger } from '../cdn/edge-purger.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
-import { observeCoherenceLease, type Metrics } from '../metrics/metrics.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { RedisClock, type ClockPosition } from './clock.js';
 import { HeardVersions, type HeardVerdict } from './heard-versions.js';
-import { Membership } from './membership.js';
+import { Membership, type ResetReason } from './membership.js';
 import { ReadRequirements } from './read-requirements.js';
 import { ReplicaReads, type TaggedResult } from './replica-reads.js';
 import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from './write-announcer.js';
@@ -56,14 +55,24 @@ export interface CoherenceOptions {
   writeWaitMs: number;
   /** How long a tag's version must outlive any response stored under it. */
   versionTtlMs: number;
-  metrics: Metrics;
+  report: CoherenceReport;
   logger: Logger;
   /** Purges the shared caches in front of the fleet: everything, once per catalog swap. */
   edgePurger: Pick<EdgePurger, 'purgeAll'>;
 }
 
+/** What coherence reports (into the metrics, given by app.ts). */
+export interface CoherenceReport {
+  /** This process dropped everything it kept (see Membership's onReset). */
+  reset(reason: ResetReason): void;
+  /** How long a write waited for every replica to process it. */
+  ackWait(seconds: number): void;
+  /** Whether the lease holds, to be read whenever it is wanted. */
+  lease(held: () => boolean): void;
+}
+
 export function startCoherence(options: CoherenceOptions): Coherence {
-  const { events, redis, reads, metrics, logger } = options;
+  const { events, redis, reads, report, logger } = options;
   // Positions matter only when there are replicas to route reads to.
   const primaryLsn = reads.replicas.length > 0 ? () => reads.primary.currentLsn() : undefined;
   const requirements = new ReadRequirements(events, primaryLsn, (error) =>
@@ -96,11 +105,11 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     heard,
     logger,
     onRedisError: redis.failed,
-    onReset: (reason) => metrics.coherenceResets.inc({ reason }),
+    onReset: (reason) => report.reset(reason),
   });
   const stopSwaps = followSwapsInRedis(events, clock, options.edgePurger, logger, redis.failed);
   const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onFallback);
-  observeCoherenceLease(metrics, () => membership.leaseHeld);
+  report.lease(() => membership.leaseHeld);
   return {
     get leaseHeld() {
       return membership.leaseHeld;
@@ -121,7 +130,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
       waitMs: options.writeWaitMs,
       versionTtlMs: options.versionTtlMs,
       onRedisError: redis.failed,
-      observeAckWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
+      observeAckWait: (seconds) => report.ackWait(seconds),
     }),
     async joined(timeoutMs) {
       const timeout = sleep(timeoutMs, undefined, { ref: false });

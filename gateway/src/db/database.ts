@@ -63,6 +63,9 @@ const typeOverrides = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** What a repository needs of a database: statements in, rows out (the benchmark's Postgres ceiling records them). */
+export type Queryable = Pick<Database, 'query'>;
+
 /**
  * The one way the gateway talks to Postgres: a bounded pool whose waits, statements and idle
  * transactions all time out, and whose availability failures become 503s. Every statement sent

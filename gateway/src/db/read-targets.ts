@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createSharedBatchers, type BatchObserver, type SharedBatchers } from '../loaders/shared-batchers.js';
-import { createRepositories, type Repositories } from '../repository/index.js';
+import type { SharedBatchers } from '../loaders/shared-batchers.js';
+import type { Repositories } from '../repository/index.js';
 import { Database, type DatabaseOptions } from './database.js';
 import { LSN_MAX, parseLsn, type Lsn } from './lsn.js';
 import { MonitorConnection, repeatEvery } from './monitor-connection.js';
@@ -62,6 +62,10 @@ export interface ReadTarget {
   replayedLsn(): Lsn;
 }
 
+/** What a target's reads go through, made over its pool by the composition root (app.ts). */
+export type TargetReaders = Pick<ReadTarget, 'repositories' | 'batchers'>;
+export type ReadersOf = (db: Database) => TargetReaders;
+
 /** A target over its pool: the repositories and batchers every target reads through. */
 abstract class DatabaseTarget<D extends Database> implements ReadTarget {
   readonly name: string;
@@ -70,11 +74,10 @@ abstract class DatabaseTarget<D extends Database> implements ReadTarget {
 
   constructor(
     readonly db: D,
-    observeBatch: BatchObserver,
+    readersOf: ReadersOf,
   ) {
     this.name = db.name;
-    this.repositories = createRepositories(db);
-    this.batchers = createSharedBatchers(this.repositories, observeBatch);
+    ({ repositories: this.repositories, batchers: this.batchers } = readersOf(db));
   }
 
   abstract replayedLsn(): Lsn;
@@ -84,9 +87,9 @@ export class PrimaryTarget extends DatabaseTarget<Database> {
   constructor(
     db: Database,
     readonly position: PrimaryPosition,
-    observeBatch: BatchObserver,
+    readersOf: ReadersOf,
   ) {
-    super(db, observeBatch);
+    super(db, readersOf);
   }
 
   replayedLsn(): Lsn {
@@ -103,9 +106,9 @@ export class ReplicaTarget extends DatabaseTarget<ReplicaDatabase> {
   constructor(
     db: ReplicaDatabase,
     readonly health: ReplicaHealth,
-    observeBatch: BatchObserver,
+    readersOf: ReadersOf,
   ) {
-    super(db, observeBatch);
+    super(db, readersOf);
   }
 
   replayedLsn(): Lsn {
@@ -164,7 +167,7 @@ export class ReadTargets {
 
 export interface ReadTargetDependencies {
   counters: ReadTargetCounters;
-  observeBatch: BatchObserver;
+  readersOf: ReadersOf;
   onAdmissionReject: DatabaseOptions['onAdmissionReject'];
   logger: Logger;
 }
@@ -221,7 +224,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
   });
   // Its history only measures replicas' lag: without replicas the primary is not polled.
   if (hasReplicas) poll(() => position.current().then(noop, noop));
-  const primary = new PrimaryTarget(primaryDb, position, deps.observeBatch);
+  const primary = new PrimaryTarget(primaryDb, position, deps.readersOf);
 
   const replicas = config.DATABASE_READ_URLS.map((url, index) => {
     const name = `replica-${index + 1}`;
@@ -263,7 +266,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
         else logger.warn({ target: name, because, err: pollError }, 'read replica is out of the rotation');
       }
     });
-    return new ReplicaTarget(db, health, deps.observeBatch);
+    return new ReplicaTarget(db, health, deps.readersOf);
   });
   return new ReadTargets(primary, replicas, counters, closers);
 }

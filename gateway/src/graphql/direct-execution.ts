@@ -1,9 +1,8 @@
 import type { DocumentNode, ExecutionResult, OperationDefinitionNode } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import type { JitExecutor } from './jit-executor.js';
-import type { GraphQLParams } from './persisted-queries.js';
 import type { ComplexityLimit } from './plugins/complexity-limit.js';
-import { isRecord, wellFormedRequest } from './request-shape.js';
+import { isRecord, wellFormedRequest, type GraphQLParams } from './request-shape.js';
 import { singleResultMediaType } from './response-media-type.js';
 
 /** A request run here: its JSON body, or (when it produced errors) its execution for Apollo to answer. */

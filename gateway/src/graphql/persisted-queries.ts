@@ -2,25 +2,11 @@ import { hash } from 'node:crypto';
 import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Counter } from 'prom-client';
 import { graphqlCacheKey } from '../cache/keys.js';
-import { wellFormedRequest } from './request-shape.js';
+import { wellFormedRequest, type GraphQLParams } from './request-shape.js';
 import type { Services } from '../services.js';
 import type { DocumentCache, KnownDocument } from './documents.js';
-import type { PersistedQueryStore } from './persisted-query-store.js';
+import type { PersistedQueryStore } from '../cache/persisted-query-store.js';
 import { MAX_DOCUMENT_ID_LENGTH, type TrustedDocuments } from './trusted-documents.js';
-
-/**
- * A GraphQL request's parameters, already parsed from a POST body or a GET query string.
- * `extensions` may still be JSON text (as a GET carries it). `documentId` (GraphQL over HTTP's
- * persisted-documents proposal) and `doc_id` (Relay's usual name) name a trusted document.
- */
-export interface GraphQLParams {
-  query?: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-  extensions?: unknown;
-  documentId?: unknown;
-  doc_id?: unknown;
-}
 
 /** What the route runs: the request as Apollo is given it, and what the gateway knows of it. */
 export interface ResolvedOperation {
@@ -265,8 +251,9 @@ function resolvedParams(params: GraphQLParams, query: unknown, extensions: unkno
  * trusted-documents mode the manifest (loaded and checked at start-up).
  */
 export function createPersistedQueries(
-  { config, persistedQueries, trustedDocuments, metrics }: Services,
+  { config, persistedQueries, metrics }: Services,
   documents: DocumentCache,
+  trustedDocuments: TrustedDocuments | undefined,
 ): PersistedQueries {
   return new PersistedQueries({
     documents,

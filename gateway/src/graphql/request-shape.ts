@@ -1,4 +1,16 @@
-import type { GraphQLParams } from './persisted-queries.js';
+/**
+ * A GraphQL request's parameters, already parsed from a POST body or a GET query string.
+ * `extensions` may still be JSON text (as a GET carries it). `documentId` (GraphQL over HTTP's
+ * persisted-documents proposal) and `doc_id` (Relay's usual name) name a trusted document.
+ */
+export interface GraphQLParams {
+  query?: unknown;
+  operationName?: unknown;
+  variables?: unknown;
+  extensions?: unknown;
+  documentId?: unknown;
+  doc_id?: unknown;
+}
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,7 +2,7 @@ import type { OutgoingHttpHeader } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
-import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 
 // The media types Apollo answers a single result in, in its order (chooseContentTypeForSingleResultResponse).
 const SINGLE_RESULT_MEDIA_TYPES = [

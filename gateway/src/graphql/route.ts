@@ -1,7 +1,7 @@
 import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
-import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 import { nonUtf8Parameters } from '../http/query-string.js';
 import type { ReadTarget } from '../db/read-targets.js';
 import { createRequestScope, type Services } from '../services.js';
@@ -10,12 +10,13 @@ import type { GraphQLContext } from './context.js';
 import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
 import { JitExecutor } from './jit-executor.js';
-import { createPersistedQueries, type GraphQLParams, type ResolvedOperation } from './persisted-queries.js';
-import { isRecord } from './request-shape.js';
+import { createPersistedQueries, type ResolvedOperation } from './persisted-queries.js';
+import { isRecord, type GraphQLParams } from './request-shape.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { installGraphQLResponseMediaType, labelForAccept } from './response-media-type.js';
 import { createSchema } from './schema.js';
+import type { TrustedDocuments } from './trusted-documents.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
 const graphqlErrors = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
@@ -92,13 +93,13 @@ function apolloHeaders(request: FastifyRequest): HeaderMap {
  * Cache-Control, compression). Every request's operation metrics are recorded here, whether it
  * was executed or answered from the cache.
  */
-export function graphqlRoute(services: Services) {
+export function graphqlRoute(services: Services, trustedDocuments: TrustedDocuments | undefined) {
   return async (app: FastifyInstance) => {
     const { config, metrics } = services;
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
-    const persistedQueries = createPersistedQueries(services, documents);
+    const persistedQueries = createPersistedQueries(services, documents, trustedDocuments);
     const executor = new JitExecutor(schema);
     const complexity = new ComplexityLimit(schema, config.GRAPHQL_MAX_COMPLEXITY);
     const direct = new DirectExecution(executor, complexity);

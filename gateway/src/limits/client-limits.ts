@@ -1,12 +1,12 @@
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import type { Config } from '../config.js';
 import { addCommonHeaders, type Lifecycle } from '../http/common-headers.js';
 import type { CorsPolicy } from '../http/cors.js';
 import type { RequestIdOf } from '../http/request-ids.js';
-import type { Metrics } from '../metrics/metrics.js';
 import { ClientIdentities, type Client } from './client-identity.js';
 import { NetworkSet } from './ip-networks.js';
 import { LimitPolicies, type ClientPolicy } from './limit-policies.js';
@@ -74,11 +74,11 @@ const FIELDS_FROM_SHARE_USED = 0.5;
 export function createClientLimits(
   config: Config,
   redis: SharedRedis | undefined,
-  metrics: Metrics,
+  registry: Registry,
   logger: Logger,
   edge: EdgeResponses,
 ): ClientLimits {
-  return config.RATE_LIMIT_ENABLED ? new WindowLimits(config, redis, metrics, logger, edge) : UNLIMITED;
+  return config.RATE_LIMIT_ENABLED ? new WindowLimits(config, redis, registry, logger, edge) : UNLIMITED;
 }
 
 /**
@@ -104,7 +104,8 @@ class WindowLimits implements ClientLimits {
   constructor(
     config: Config,
     redis: SharedRedis | undefined,
-    metrics: Metrics,
+    /** Where the limits' own metrics (limits-metrics.ts) are registered. */
+    registry: Registry,
     private readonly logger: Logger,
     private readonly edge: EdgeResponses,
   ) {
@@ -121,7 +122,7 @@ class WindowLimits implements ClientLimits {
       new NetworkSet(config.RATE_LIMIT_TRUSTED_PROXIES),
     );
     this.counters = new WindowCounters(this.windowSeconds * 1_000);
-    this.metrics = createLimitsMetrics(metrics.registry, () => this.counters.size);
+    this.metrics = createLimitsMetrics(registry, () => this.counters.size);
     this.sync = redis && new RedisCounterSync(redis, this.counters, config.RATE_LIMIT_SYNC_MS, this.metrics, logger);
     if (!redis) logger.info('rate limits: no REDIS_URL, so each replica counts its own requests');
   }

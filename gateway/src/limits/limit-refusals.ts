@@ -1,4 +1,4 @@
-import { JSON_CONTENT_TYPE } from '../cache/representations.js';
+import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 import type { ClientPolicy } from './limit-policies.js';
 import { COST_POLICY, REQUESTS_POLICY } from './ratelimit-fields.js';
 

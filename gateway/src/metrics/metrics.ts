@@ -2,6 +2,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Regist
 import type pg from 'pg';
 import { CacheHitRecorder } from './cache-hit-recorder.js';
 import { exemplarsKept } from './exemplars.js';
+import type { CoherenceReport } from '../coherence/coherence.js';
+import type { CircuitState, RedisReport } from '../redis/breaker.js';
+import type { PurgeQueueReports } from '../cdn/purge-queue.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
@@ -137,11 +140,11 @@ export function createMetrics() {
     cacheSharedStores: zeroed(
       new Counter({
         name: 'catalog_cache_shared_stores_total',
-        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
+        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large, not_admitted (a route whose stores are seldom read back: cache/shared-admission.ts)',
         labelNames: ['result'] as const,
         registers,
       }),
-      ['stored', 'refused', 'full', 'too_large'],
+      ['stored', 'refused', 'full', 'too_large', 'not_admitted'],
     ),
     edgePurgeQueueTags: new Gauge({
       name: 'catalog_edge_purge_queue_tags',
@@ -186,8 +189,45 @@ function zeroed<Label extends string>(counter: Counter<Label>, values: readonly 
   return counter;
 }
 
+/** Gauge values of catalog_redis_circuit_state. */
+const CIRCUIT_STATE: Record<CircuitState, number> = { closed: 0, open: 1, halfOpen: 2 };
+
+/** Redis's failures and circuit, as the redis layer reports them, into these metrics. */
+export function redisReportInto(metrics: Metrics): RedisReport {
+  return {
+    failed: (operation) => metrics.cacheErrors.inc({ backend: 'redis', operation }),
+    circuit: (state) => metrics.redisCircuitState.set(CIRCUIT_STATE[state]),
+    rejected: () => metrics.redisCircuitRejections.inc(),
+  };
+}
+
+/** Coherence's resets, write waits and lease, as the coherence layer reports them, into these metrics. */
+export function coherenceReportInto(metrics: Metrics): CoherenceReport {
+  return {
+    reset: (reason) => metrics.coherenceResets.inc({ reason }),
+    ackWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
+    lease: (held) => observeCoherenceLease(metrics, held),
+  };
+}
+
+/**
+ * The edge purge queues' reports into these metrics; the request series start at 0 for each
+ * configured target, as the alert on failing purges compares failures with successes.
+ */
+export function edgePurgeReportInto(metrics: Metrics, targets: readonly string[]): PurgeQueueReports {
+  for (const target of targets) {
+    for (const result of ['sent', 'failed'] as const) metrics.edgePurgeRequests.inc({ target, result }, 0);
+  }
+  return {
+    depth: (target, tags) => metrics.edgePurgeQueueTags.set({ target }, tags),
+    request: (target, result) => metrics.edgePurgeRequests.inc({ target, result }),
+    latency: (target, seconds) => metrics.edgePurgeLatency.observe({ target }, seconds),
+    overflow: (target) => metrics.edgePurgeOverflows.inc({ target }),
+  };
+}
+
 /** Whether this process's coherence lease holds, read at scrape time. */
-export function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
+function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
   new Gauge({
     name: 'catalog_coherence_lease_held',
     help: '1 while this process holds its coherence lease (its in-process cache is served and replicas are read), 0 while it cannot reach Redis',

@@ -1,9 +1,16 @@
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
-import type { Metrics } from '../metrics/metrics.js';
 
-/** Gauge values of catalog_redis_circuit_state. */
-const STATE = { closed: 0, open: 1, halfOpen: 2 } as const;
+export type CircuitState = 'closed' | 'open' | 'halfOpen';
+
+/** What Redis's failures and circuit are reported into (the metrics, given by app.ts). */
+export interface RedisReport {
+  /** An operation failed at Redis (not refused by the open circuit). */
+  failed(operation: string): void;
+  circuit(state: CircuitState): void;
+  /** A call the open circuit refused. */
+  rejected(): void;
+}
 
 /** Whether an error is the breaker refusing a call (Redis was not asked at all). */
 export const isCircuitOpen = (error: unknown): boolean => (error as { code?: unknown })?.code === 'EOPENBREAKER';
@@ -11,11 +18,11 @@ export const isCircuitOpen = (error: unknown): boolean => (error as { code?: unk
 /** Counts and logs a failed Redis operation (get, set, subscribe, renew, …; apq_get and apq_set for persisted queries). */
 export type RedisFailureReport = (operation: string, error: unknown) => void;
 
-export function redisFailureReport(metrics: Metrics, logger: Logger): RedisFailureReport {
+export function redisFailureReport(report: RedisReport, logger: Logger): RedisFailureReport {
   return (operation, error) => {
     // Calls the open circuit refused never reached Redis: counted as rejections instead.
     if (isCircuitOpen(error)) return;
-    metrics.cacheErrors.inc({ backend: 'redis', operation });
+    report.failed(operation);
     logger.debug({ err: error, operation }, 'redis cache operation failed');
   };
 }
@@ -30,7 +37,7 @@ export function redisFailureReport(metrics: Metrics, logger: Logger): RedisFailu
 export class RedisBreaker {
   private readonly breaker: CircuitBreaker<[() => Promise<unknown>], unknown>;
 
-  constructor(metrics: Metrics, logger: Logger, resetMs = 1_000) {
+  constructor(report: RedisReport, logger: Logger, resetMs = 1_000) {
     this.breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
       timeout: false, // the Redis connection's commandTimeout bounds each call
       errorThresholdPercentage: 50,
@@ -42,17 +49,17 @@ export class RedisBreaker {
       rollingPercentilesEnabled: false,
       enableSnapshots: false,
     });
-    metrics.redisCircuitState.set(STATE.closed);
+    report.circuit('closed');
     this.breaker.on('open', () => {
-      metrics.redisCircuitState.set(STATE.open);
+      report.circuit('open');
       logger.warn('redis circuit open: serving without Redis, probing it every second');
     });
-    this.breaker.on('halfOpen', () => metrics.redisCircuitState.set(STATE.halfOpen));
+    this.breaker.on('halfOpen', () => report.circuit('halfOpen'));
     this.breaker.on('close', () => {
-      metrics.redisCircuitState.set(STATE.closed);
+      report.circuit('closed');
       logger.info('redis circuit closed: Redis answers again');
     });
-    this.breaker.on('reject', () => metrics.redisCircuitRejections.inc());
+    this.breaker.on('reject', () => report.rejected());
   }
 
   run<T>(call: () => Promise<T>): Promise<T> {

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { RedisBreaker, redisFailureReport, type RedisFailureReport } from './breaker.js';
+import { RedisBreaker, redisFailureReport, type RedisFailureReport, type RedisReport } from './breaker.js';
 import { connectRedis, ServerIdentity, type RedisSettings } from './connection.js';
 
 /**
@@ -37,16 +36,16 @@ export function redisSettingsOf(config: Config): RedisSettings | undefined {
   };
 }
 
-export function connectSharedRedis(settings: RedisSettings, metrics: Metrics, logger: Logger): SharedRedis {
+export function connectSharedRedis(settings: RedisSettings, report: RedisReport, logger: Logger): SharedRedis {
   const client = connectRedis(settings, logger, 'commands');
   const subscriber = connectRedis(settings, logger, 'subscriber');
-  const breaker = new RedisBreaker(metrics, logger);
+  const breaker = new RedisBreaker(report, logger);
   return {
     client,
     subscriber,
     server: new ServerIdentity(client),
     breaker,
-    failed: redisFailureReport(metrics, logger),
+    failed: redisFailureReport(report, logger),
     async close() {
       breaker.shutdown();
       await Promise.all([client, subscriber].map(quitRedis));

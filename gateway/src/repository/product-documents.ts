@@ -1,5 +1,5 @@
 import { SERVING_SCHEMA } from '@catalog/contract';
-import type { Database } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import { PRODUCT_COLUMNS, type ProductRow } from './products.js';
 
 // A product's relations as JSON built inside Postgres: one statement answers a whole product
@@ -68,7 +68,7 @@ const productColumns = PRODUCT_COLUMNS.split(', ')
 
 /** Products with some or all of their relations, one statement per batch of product ids. */
 export class ProductDocumentRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Queryable) {}
 
   /** Product columns and features (the REST product route). */
   findWithFeatures(ids: readonly number[]): Promise<(ProductRow & Pick<ProductRelations, 'features'>)[]> {

@@ -1,5 +1,5 @@
 import { SERVING_SCHEMA } from '@catalog/contract';
-import type { Database } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 import type { ListPosition } from '../paging/cursor.js';
 import type { ProductFilter } from '../paging/product-filter.js';
 import type { ProductSort, SortColumn } from '../paging/product-sort.js';
@@ -77,7 +77,7 @@ function filterConditions(filter: ProductFilter, params: Parameters): string[] {
  * the full-text index first, its matches then sorted.
  */
 export class ProductListingRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Queryable) {}
 
   /**
    * `limit` rows after `after` (from the start without it), skipping `skip` first (kept small by

@@ -1,5 +1,5 @@
 import { SERVING_SCHEMA } from '@catalog/contract';
-import type { Database } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
 
 export interface ProductRow {
   id: number;
@@ -40,7 +40,7 @@ const WRITABLE_COLUMNS = ['name', 'slogan', 'description', 'category', 'default_
 export const BEFORE_FIRST_ID = Number.MIN_SAFE_INTEGER;
 
 export class ProductRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Queryable) {}
 
   findByIds(ids: readonly number[]): Promise<ProductRow[]> {
     return this.db.query(`SELECT ${PRODUCT_COLUMNS} FROM ${SERVING_SCHEMA}.products WHERE id = ANY($1::bigint[])`, [ids]);

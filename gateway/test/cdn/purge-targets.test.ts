@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
-import { createEdgePurger } from '../../src/cdn/create-edge-purger.js';
+import { createEdgePurger, purgeTargetsOf } from '../../src/cdn/create-edge-purger.js';
 import type { QueuedEdgePurger } from '../../src/cdn/edge-purger.js';
 import { PurgeQueue } from '../../src/cdn/purge-queue.js';
 import { VarnishPurgeTarget } from '../../src/cdn/targets/varnish.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createMetrics, type Metrics } from '../../src/metrics/metrics.js';
+import { createMetrics, edgePurgeReportInto, type Metrics } from '../../src/metrics/metrics.js';
 import { eventually, metricValue } from '../support/gateway.js';
 import { startCaptureServer, type CaptureServer } from './capture-server.js';
 
@@ -40,7 +40,13 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
   const start = (env: Record<string, string>) => {
     const metrics = createMetrics();
     const { lines, logger } = capturingLogger();
-    purger = createEdgePurger(loadConfig({ ...env, LOG_LEVEL: 'silent' }), metrics, logger);
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+    const targets = purgeTargetsOf(config);
+    const reports = edgePurgeReportInto(
+      metrics,
+      targets.map((target) => target.name),
+    );
+    purger = createEdgePurger(config, targets, reports, logger);
     return { metrics, lines, purger };
   };
 

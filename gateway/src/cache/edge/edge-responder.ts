@@ -7,7 +7,7 @@ import type { CacheHitLabels, HitMethod, HitStatus } from '../../metrics/cache-h
 import type { Metrics } from '../../metrics/metrics.js';
 import type { CachedRoute } from '../cached-routes.js';
 import type { MemoryEntry } from '../memory-store.js';
-import { JSON_CONTENT_TYPE } from '../representations.js';
+import { JSON_CONTENT_TYPE } from '../../http/media-types.js';
 import type { ServedResponse } from '../response-cache.js';
 import { writeCatalogRead, type FinishHeaders } from './write-catalog-read.js';
 
