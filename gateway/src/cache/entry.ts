@@ -1,4 +1,5 @@
 import type { ClockPosition } from '../coherence/clock.js';
+import { ENTRY_HEADER_LINES, ENTRY_TAGS_LINE } from '../redis/scripts/response-store.js';
 import { isCachedRoute, type CachedRoute } from './cached-routes.js';
 
 /** A cached 200 response: its bytes, the route it answers, what it was built from, and when it stops being valid. */
@@ -14,15 +15,10 @@ export interface CacheEntry {
 /** A strong ETag as the encoder makes them (a quoted base64url digest). */
 const ETAG = /^"[\w-]+"$/;
 
-/**
- * Lines before the body in Redis: the epoch and seq at which the response's data was read (the
- * coherence scripts check them against the clock and the tags' versions), then expiry, ETag,
- * route and tags. The scripts read the first two and the sixth: keep them in place.
- */
-export const ENTRY_HEADER_LINES = 6;
-export const ENTRY_TAGS_LINE = 6;
-
-// One line per header field, then the body: cheap to write and to split, no double JSON encoding.
+// One line per header field (ENTRY_HEADER_LINES of them: the epoch and seq at which the response's
+// data was read, which the coherence scripts check against the clock and the tags' versions, then
+// expiry, ETag, route and tags; the scripts read the first two and the tags line: keep them in
+// place), then the body: cheap to write and to split, no double JSON encoding.
 export function encodeEntry(entry: CacheEntry, readAt: ClockPosition): string {
   return `${readAt.epoch}\n${readAt.seq}\n${entry.expiresAt}\n${entry.etag}\n${entry.route}\n${entry.tags.join(' ')}\n${entry.body}`;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SharedRedis } from '../redis/shared-redis.js';
-import { INVALIDATION_CHANNEL, REDIS_CLOCK_KEY, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
-import { defineClockScripts } from './clock-scripts.js';
+import { REDIS_CLOCK_KEY, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
 
 /** Thrown when the Redis server behind the connection is not known yet (just (re)connecting). */
 export class RedisServerUnknown extends Error {
@@ -47,9 +46,7 @@ export class RedisClock {
    */
   private readonly firstSeen = new Map<string, number>();
 
-  constructor(private readonly redis: SharedRedis) {
-    defineClockScripts(redis.client);
-  }
+  constructor(private readonly redis: SharedRedis) {}
 
   /** How long ago (ms, by this process's monotonic clock) `epoch` began, at least; 0 if never seen. */
   ageOf(epoch: string): number {
@@ -70,7 +67,7 @@ export class RedisClock {
   prologue(): [runId: string, freshEpoch: string, channel: string] {
     const runId = this.redis.server.runId;
     if (runId === undefined) throw new RedisServerUnknown();
-    return [runId, freshEpoch(), INVALIDATION_CHANNEL];
+    return [runId, freshEpoch(), this.redis.invalidationChannel];
   }
 
   async announce(

@@ -100,6 +100,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
   const membership = new Membership({
     clock,
     subscriber: redis.subscriber,
+    channel: redis.invalidationChannel,
     member: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     events,
     heard,

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { changeOfTags } from '../events/change-tags.js';
-import { INVALIDATION_CHANNEL } from '../redis/keys.js';
 import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
 import type { HeardVersions } from './heard-versions.js';
 
@@ -16,7 +15,7 @@ const LEASE_MARGIN_MS = 50;
 /** Why a member dropped everything it kept. */
 export type ResetReason = EpochCause | 'gap';
 
-/** A message on the invalidation channel (see clock-scripts.ts). */
+/** A message on the invalidation channel (see redis/scripts/clock.ts). */
 export type InvalidationMessage =
   | { kind: 'epoch'; epoch: string; seq: number; cause: EpochCause }
   | { kind: 'prepare'; epoch: string; seq: number; tags: string[]; pendingMs: number }
@@ -25,6 +24,8 @@ export type InvalidationMessage =
 export interface MembershipOptions {
   clock: RedisClock;
   subscriber: Redis;
+  /** The clock's channel (SharedRedis.invalidationChannel), subscribed to on every (re)connect. */
+  channel: string;
   member: string;
   events: CatalogEvents;
   /** Where every announcement this member processes, and every restart, is recorded. */
@@ -60,7 +61,7 @@ export class Membership {
   constructor(private readonly options: MembershipOptions) {
     const { subscriber, logger } = options;
     subscriber.on('ready', () => {
-      subscriber.subscribe(INVALIDATION_CHANNEL).catch((error) => options.onRedisError('subscribe', error));
+      subscriber.subscribe(options.channel).catch((error) => options.onRedisError('subscribe', error));
     });
     subscriber.on('message', (_channel, text) => {
       let message: InvalidationMessage;

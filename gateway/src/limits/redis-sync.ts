@@ -1,42 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Result } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { isCircuitOpen } from '../redis/breaker.js';
 import { redisClientUsageKey } from '../redis/keys.js';
 import type { LimitsMetrics } from './limits-metrics.js';
 import type { ClientUsage, TouchedUsages, WindowCounters } from './window-counters.js';
-
-// Records one replica's counts of each client in a window and returns the other replicas' sums.
-// KEYS[i]: a client's counts in one window, a hash with the fields requests:<replica> and
-// cost:<replica>, living ARGV[1] ms; ARGV[2]: this replica's id; ARGV[2i+1], ARGV[2i+2]: its
-// requests and cost for KEYS[i]. Returns two numbers per key: the other replicas' requests and cost.
-// Each replica writes its own totals, never an increment: a write that timed out on the way and
-// is applied late, or is sent again, cannot count anything twice.
-const RECORD_USAGE = `
-local me = ARGV[2]
-local others = {}
-for i, key in ipairs(KEYS) do
-  redis.call('HSET', key, 'requests:' .. me, ARGV[2 * i + 1], 'cost:' .. me, ARGV[2 * i + 2])
-  redis.call('PEXPIRE', key, ARGV[1])
-  local requests, cost = 0, 0
-  local fields = redis.call('HGETALL', key)
-  for j = 1, #fields, 2 do
-    local kind, replica = string.match(fields[j], '^(%a+):(.+)$')
-    if replica ~= me then
-      if kind == 'requests' then requests = requests + tonumber(fields[j + 1]) else cost = cost + tonumber(fields[j + 1]) end
-    end
-  end
-  others[2 * i - 1] = requests
-  others[2 * i] = cost
-end
-return others`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    recordClientUsage(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number[], Context>;
-  }
-}
 
 /** Clients per script call: one call runs atomically in Redis, so a long list is split. */
 const CLIENTS_PER_CALL = 500;
@@ -64,7 +32,6 @@ export class RedisCounterSync {
     private readonly metrics: LimitsMetrics,
     private readonly logger: Logger,
   ) {
-    redis.client.defineCommand('recordClientUsage', { lua: RECORD_USAGE });
     this.timer = setInterval(() => void this.sync(), intervalMs).unref();
   }
 

@@ -9,8 +9,12 @@ const PROTOCOL = 'catalog:3';
 /** The coherence clock: epoch, invalidation sequence, server identity, members' leases, pending tags. */
 export const REDIS_CLOCK_KEY = `${PROTOCOL}:clock`;
 
-/** Where every invalidation (prepare, confirm) and every new epoch is published. */
-export const INVALIDATION_CHANNEL = `${PROTOCOL}:invalidations`;
+/**
+ * Where every invalidation (prepare, confirm) and every new epoch of the clock in numbered database
+ * `database` is published. Keys live in one database, but Redis delivers a message to subscribers
+ * on every database: a fleet in another database of the same server must not hear this one's.
+ */
+export const invalidationChannel = (database: number): string => `${PROTOCOL}:invalidations:${database}`;
 
 /** A tag's version: the `epoch:seq` of its last invalidation (or of the first store that needed one). */
 export const redisTagVersionKey = (tag: string): string => `${PROTOCOL}:tag:${tag}`;

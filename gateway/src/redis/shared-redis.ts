@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { RedisBreaker, redisFailureReport, type RedisFailureReport, type RedisReport } from './breaker.js';
 import { connectRedis, ServerIdentity, type RedisSettings } from './connection.js';
+import { invalidationChannel } from './keys.js';
+import { defineScripts } from './scripts/index.js';
 
 /**
  * The one Redis of a gateway process, shared by the response cache, the coherence protocol, the
@@ -14,6 +16,8 @@ export interface SharedRedis {
   /** In subscriber mode: only (P)SUBSCRIBE and friends may be sent on it. */
   subscriber: Redis;
   server: ServerIdentity;
+  /** The coherence clock's channel, of the database the connections use. */
+  invalidationChannel: string;
   breaker: RedisBreaker;
   failed: RedisFailureReport;
   close(): Promise<void>;
@@ -38,12 +42,14 @@ export function redisSettingsOf(config: Config): RedisSettings | undefined {
 
 export function connectSharedRedis(settings: RedisSettings, report: RedisReport, logger: Logger): SharedRedis {
   const client = connectRedis(settings, logger, 'commands');
+  defineScripts(client);
   const subscriber = connectRedis(settings, logger, 'subscriber');
   const breaker = new RedisBreaker(report, logger);
   return {
     client,
     subscriber,
     server: new ServerIdentity(client),
+    invalidationChannel: invalidationChannel(client.options.db ?? 0),
     breaker,
     failed: redisFailureReport(report, logger),
     async close() {

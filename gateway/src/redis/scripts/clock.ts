@@ -1,5 +1,4 @@
-import type { Redis, Result } from 'ioredis';
-
+// The coherence clock's scripts (gateway/README.md, "Consistency"), run by coherence/clock.ts.
 /**
  * The start of every coherence script (gateway/README.md, "Consistency", rule 3). KEYS[1] is the
  * clock; ARGV[1] the run_id of the Redis server the caller's connection talks to, ARGV[2] a fresh
@@ -45,7 +44,7 @@ end
  * set to it and its count dropped; a prepare marks the tags pending in the clock (stores refused
  * until then), a confirm clears the marks; the phase is published. Returns {epoch, seq}.
  */
-const ANNOUNCE = `${CLOCK_PROLOGUE}
+export const ANNOUNCE = `${CLOCK_PROLOGUE}
 local epoch = ensure_clock()
 local seq = redis.call('HINCRBY', CLOCK, 'seq', 1)
 local pending_until = now_ms() + tonumber(ARGV[5])
@@ -73,7 +72,7 @@ return {epoch, seq}`;
  * first renewal until a writer forgets it. Returns {epoch, seq, cause}: what started the epoch
  * (lost, failover, swap).
  */
-const RENEW = `${CLOCK_PROLOGUE}
+export const RENEW = `${CLOCK_PROLOGUE}
 local epoch, seq = ensure_clock()
 if epoch == ARGV[5] then
   redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6])
@@ -88,7 +87,7 @@ return {epoch, seq, redis.call('HGET', CLOCK, 'cause') or 'lost'}`;
  * clock is not the confirm's any more (members of an older clock may hold leases nobody here
  * can see).
  */
-const UNACKNOWLEDGED = `${CLOCK_PROLOGUE}
+export const UNACKNOWLEDGED = `${CLOCK_PROLOGUE}
 local epoch = ensure_clock()
 if epoch ~= ARGV[4] then return {0, 1} end
 local waiting = 0
@@ -105,24 +104,7 @@ return {waiting, 0}`;
  * A catalog swap (rule 9): ARGV[4] the swap id. The first script to see it replaces the clock
  * with a new epoch; later ones find the id recorded. Returns the epoch.
  */
-const SWAP = `${CLOCK_PROLOGUE}
+export const SWAP = `${CLOCK_PROLOGUE}
 local epoch = ensure_clock()
 if redis.call('HGET', CLOCK, 'swap') == ARGV[4] then return epoch end
 return (new_clock('swap', {'swap', ARGV[4]}))`;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    coherenceAnnounce(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
-    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number, string], Context>;
-    coherenceUnacknowledged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[number, number], Context>;
-    coherenceSwap(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string, Context>;
-  }
-}
-
-/** Registers the clock's scripts on a connection (sent as EVALSHA; the body once per connection). */
-export function defineClockScripts(redis: Redis): void {
-  redis.defineCommand('coherenceAnnounce', { lua: ANNOUNCE });
-  redis.defineCommand('coherenceRenew', { lua: RENEW });
-  redis.defineCommand('coherenceUnacknowledged', { lua: UNACKNOWLEDGED });
-  redis.defineCommand('coherenceSwap', { lua: SWAP });
-}
