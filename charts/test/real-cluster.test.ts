@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { CAPTURE_BOUND_MS } from '../../gateway/src/capture/change-capture.js';
 import { CHART_DIR, Helm, NAMESPACE, RELEASE } from './support/chart.js';
 import { parentOf, spansNamed, tagOf, type JaegerTrace } from '../../scripts/test/jaeger.js';
 import { metricValue } from '../../scripts/test/metrics.js';
@@ -717,6 +718,79 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
         (outcomes.memory_hit ?? 0) + (outcomes.redis_hit ?? 0) > 0,
         `a traced read answered from the cache: ${JSON.stringify(outcomes)}`,
       );
+    },
+  );
+
+  step(
+    'an UPDATE made in psql reaches every gateway pod’s cached REST and GraphQL reads within the capture bound, and no read replica brings the old row back',
+    async () => {
+      const product = 5;
+      const gatewayPods = (await pods(GATEWAY_PODS)).filter(podReady);
+      assert.ok(gatewayPods.length >= 2, `${gatewayPods.length} gateway pods ready`);
+      const baseOf = (pod: any) =>
+        `http://${pod.status.podIP}:${pod.spec.containers[0].ports.find((port: any) => port.name === 'http').containerPort}`;
+      const memoryHits = async (pod: any) =>
+        metricValue(
+          await cluster.netns.runOk('curl', ['-sf', '--max-time', '5', metricsUrlOf(pod)]),
+          'catalog_cache_lookups_total{backend="memory",result="hit"}',
+        );
+      /** The name REST and GraphQL answer on `pod`; a `variant` makes a GraphQL document no cache holds yet. */
+      const names = async (pod: any, variant = '') => {
+        const rest = await httpInNamespace(`${baseOf(pod)}/products/${product}`);
+        const query = `{ product(id: "${product}") { name ${variant} } }`;
+        const graphql = await httpInNamespace(`${baseOf(pod)}/graphql`, { json: { query } });
+        assert.equal(rest.status, 200, rest.body);
+        assert.equal(graphql.status, 200, graphql.body);
+        return { rest: JSON.parse(rest.body).name as string, graphql: JSON.parse(graphql.body).data.product.name as string };
+      };
+
+      // Every pod holds both answers in memory: read twice, the second read a memory hit.
+      const before = (await psql(`SELECT name FROM catalog.products WHERE id = ${product}`)).trim();
+      for (const pod of gatewayPods) {
+        await names(pod);
+        const hits = await memoryHits(pod);
+        assert.deepEqual(await names(pod), { rest: before, graphql: before });
+        assert.ok((await memoryHits(pod)) >= hits + 2, `${pod.metadata.name} answered both reads from memory`);
+      }
+
+      // Written straight into the primary, as a PIM sync or a DBA would: no gateway is told.
+      const renamed = `Renamed in psql ${randomBytes(4).toString('hex')}`;
+      const committedAt = Date.now();
+      await psql(`UPDATE catalog.products SET name = '${renamed}' WHERE id = ${product}`);
+      const delays: string[] = [];
+      for (const pod of gatewayPods) {
+        await waitFor(
+          `${pod.metadata.name} serving the psql change over REST and GraphQL`,
+          async () => {
+            const seen = await names(pod);
+            return seen.rest === renamed && seen.graphql === renamed ? true : undefined;
+          },
+          CAPTURE_BOUND_MS + 5_000,
+          100,
+        );
+        const delayMs = Date.now() - committedAt;
+        delays.push(`${pod.metadata.name} ${(delayMs / 1000).toFixed(2)} s`);
+        assert.ok(delayMs <= CAPTURE_BOUND_MS, `${pod.metadata.name} served the change ${delayMs} ms after the commit`);
+      }
+      console.log(`# a psql UPDATE served by every gateway pod (REST and GraphQL), seconds after the commit: ${delays.join(', ')}`);
+
+      // Cached reads, and new documents computed on whichever target may serve them: no read
+      // replica brings the old row back.
+      const statementsBefore = await statementsByTarget();
+      for (let round = 0; round < 10; round++) {
+        for (const pod of gatewayPods) {
+          const variant = `round${round}${pod.metadata.uid.slice(0, 8).replace(/\W/g, '')}: id`;
+          assert.deepEqual(await names(pod, variant), { rest: renamed, graphql: renamed }, `round ${round} on ${pod.metadata.name}`);
+        }
+      }
+      const statementsAfter = await statementsByTarget();
+      const captured = [...(await gatewayMetrics()).values()].reduce(
+        (sum, text) => sum + metricValue(text, 'catalog_capture_entries_total{kind="changes"}'),
+        0,
+      );
+      assert.ok(captured >= 1, 'a gateway pod claimed the change from the change log');
+      const sent = Object.fromEntries(READ_TARGETS.map((target) => [target, statementsAfter[target]! - statementsBefore[target]!]));
+      console.log(`# statements by target during the 10 rounds of reads after the change: ${JSON.stringify(sent)}`);
     },
   );
 
