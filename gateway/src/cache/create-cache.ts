@@ -8,7 +8,6 @@ import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import { RepresentationEncoder } from './representations.js';
 import { ResponseCache } from './response-cache.js';
-import { SharedStoreAdmission } from './shared-admission.js';
 
 /**
  * How long a tag's version is kept in Redis: longer than any response stored under it lives.
@@ -56,7 +55,6 @@ export function createCache(
     encoder,
     memory,
     redis: store,
-    sharedAdmission: new SharedStoreAdmission(),
     coherence,
     readOn: (compute) => coherence.readOn(compute),
     events,

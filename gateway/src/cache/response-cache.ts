@@ -12,7 +12,6 @@ import type { CacheEntry } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
 import type { RedisFailureReport } from '../redis/breaker.js';
 import type { RedisStore } from './redis-store.js';
-import type { SharedStoreAdmission } from './shared-admission.js';
 import type { RepresentationEncoder, Representations } from './representations.js';
 
 /** A response that is not a catalog read (an error, a mutation's answer): sent as it is. */
@@ -48,8 +47,6 @@ export interface ResponseCacheOptions {
   memory: MemoryStore;
   /** The shared cache; absent without Redis. */
   redis?: RedisStore;
-  /** Which computed responses are offered to Redis (every one would cost more than its hits bring under cold traffic). */
-  sharedAdmission: SharedStoreAdmission;
   /** Whether what is kept in memory may be trusted now, where reads are in the invalidation history, and what is pending. */
   coherence: Coherence;
   /** Runs a computation on the read target it may use (a replica, or the primary): coherence/replica-reads.ts. */
@@ -138,7 +135,6 @@ export class ResponseCache {
     }
     metrics.cacheHitRecorder.countLookup(shared ? CACHE_LOOKUPS.redis.hit : CACHE_LOOKUPS.redis.miss);
     if (!shared) return undefined;
-    this.options.sharedAdmission.read(shared.route);
     // Redis holds the body as is, with its ETag: this replica encodes it once, on its way into memory.
     const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag, shared.tags));
     if (leaseHeld) memory.set(key, entry, readAt);
@@ -236,16 +232,12 @@ export class ResponseCache {
   }
 
   /**
-   * Writes to Redis in the background, if admitted: the client has its answer already, and cold
-   * traffic may never read the entry back. Failures are counted like every other Redis failure.
+   * Writes to Redis in the background: the client has its answer already, and cold traffic may
+   * never read the entry back. Failures are counted like every other Redis failure.
    */
   private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition): void {
     const { redis, metrics } = this.options;
     if (!redis) return;
-    if (!this.options.sharedAdmission.admit(key, entry.route)) {
-      metrics.cacheSharedStores.inc({ result: 'not_admitted' });
-      return;
-    }
     const write = redis
       .store(key, entry, readAt)
       .then((result) => metrics.cacheSharedStores.inc({ result }))

@@ -140,11 +140,11 @@ export function createMetrics() {
     cacheSharedStores: zeroed(
       new Counter({
         name: 'catalog_cache_shared_stores_total',
-        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large, not_admitted (a route whose stores are seldom read back: cache/shared-admission.ts)',
+        help: 'Responses offered to Redis by result: stored, refused (a tag changed or is being written since the read began, or a new epoch), full (the tag holds its most entries), too_large',
         labelNames: ['result'] as const,
         registers,
       }),
-      ['stored', 'refused', 'full', 'too_large', 'not_admitted'],
+      ['stored', 'refused', 'full', 'too_large'],
     ),
     edgePurgeQueueTags: new Gauge({
       name: 'catalog_edge_purge_queue_tags',
