@@ -287,7 +287,8 @@ const notes = [
     `as the gateway's own writes do (the triggers fire and return). CPU per statement from /proc over each round and its drain ` +
     `(until the gateways had claimed, announced and purged every entry); Postgres counts every backend (the statements, the triggers, the gateways' claims); "of which claims": the gateways' change-log connections (woken by each NOTIFY, claiming and deleting entries).`,
   `Latency: each product written once, after every tier cached it; each tier read every ${POLL_MS} ms from the commit (SQL) or the ` +
-    `PUT's answer until it showed the new slogan ("served old first": writes a tier answered with the old value first, i.e. it held it). ` +
+    `PUT's answer until it showed the new slogan ("served old first": writes a tier answered with the old value after the commit, ` +
+    `proof it held it; one that let go before its first read was answered counts as not). ` +
     `Capture delay: the gateways' ${CAPTURE_DELAY} (statement end to every gateway let go); purge: ${PURGE_LATENCY} (first purge request to Varnish taking it).`,
   ...(purgesUnderLoad
     ? [
