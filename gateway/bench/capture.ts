@@ -32,6 +32,7 @@ import { CAPTURE_MODES, measureCaptureCost, pooledCost, type CostCell } from './
 import { cacheEverywhere, measureVisibility, POLL_MS, type Tier, type Visibility } from './capture-visibility.js';
 import { findPid } from './cpu-usage.js';
 import { openBenchDataset, prewarm } from './dataset.js';
+import { positiveInteger as positiveIntegerOption } from './options.js';
 import { percentile } from './percentile.js';
 import { startGateway, type GatewayProcess } from './targets/gateway.js';
 
@@ -48,11 +49,7 @@ const USAGE = `usage: npm run bench -- capture [--products N] [--seed S] [--clie
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
-function positiveInteger(name: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"\n${USAGE}`);
-  return parsed;
-}
+const positiveInteger = (name: string, value: string) => positiveIntegerOption(name, value, USAGE);
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
