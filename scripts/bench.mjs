@@ -3,7 +3,12 @@
 // Benchmarks are never part of `npm test`.
 import { spawnSync } from 'node:child_process';
 
-const BENCHES = { loader: ['loader-job', 'bench'], gateway: ['gateway', 'bench'], chaos: ['gateway', 'bench:chaos'] };
+const BENCHES = {
+  loader: ['loader-job', 'bench'],
+  gateway: ['gateway', 'bench'],
+  chaos: ['gateway', 'bench:chaos'],
+  capture: ['gateway', 'bench:capture'],
+};
 const [name, ...args] = process.argv.slice(2);
 const [workspace, script] = BENCHES[name] ?? [];
 if (!workspace) {

@@ -28,6 +28,7 @@ import { readBack, runWorkload, type Endpoint } from '../test/coherence/workload
 import { seededRandom } from './random.js';
 import { startGateway } from './targets/gateway.js';
 import type { ServerProcess } from './targets/server-process.js';
+import { percentile } from './percentile.js';
 
 const PRODUCTS = 2_000;
 const CONCURRENCY = 16;
@@ -100,11 +101,6 @@ async function drive(baseUrl: string, concurrency: number, stop: { done: boolean
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
-function percentile(values: number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
 }
 
 const endpoint = (server: ServerProcess): Endpoint => ({ name: server.name, base: server.baseUrl });

@@ -139,7 +139,7 @@ async function vacuumAnalyze(databaseUrl: string): Promise<void> {
  * Reads every catalog table and index into shared buffers before anything is measured, so
  * no target pays for the disk reads of another's ids and the first round is not penalised.
  */
-async function prewarm(databaseUrl: string, log: (message: string) => void): Promise<void> {
+export async function prewarm(databaseUrl: string, log: (message: string) => void): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -37,9 +37,10 @@ const USAGE = `usage: npm run bench -- gateway [--products N] [--seed S] [--dura
                                 [--accept-encoding VALUE] [--baseline-checkout DIR] [--variants ${VARIANT_NAMES.join(',')}]
                                 [--processes N]`;
 
-function positiveInteger(name: string, value: string): number {
+/** `--<name>`'s value as a positive integer; anything else throws, with the command's `usage`. */
+export function positiveInteger(name: string, value: string, usage = USAGE): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"\n${USAGE}`);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"\n${usage}`);
   return parsed;
 }
 

@@ -7,6 +7,7 @@ import type { Queryable } from '../src/db/database.js';
 import { ANCHOR_SPACING } from '../src/paging/product-pager.js';
 import { ProductDocumentRepository } from '../src/repository/product-documents.js';
 import { ProductRepository } from '../src/repository/products.js';
+import { percentile } from './percentile.js';
 import { LIST_PAGE_SIZE, PRODUCT_PAGE_MIX, lastListPage, type IdRange, type RestRoute } from './plans.js';
 import type { LoadResult } from './wrk.js';
 
@@ -63,6 +64,13 @@ function routeScript(route: RestRoute, ids: IdRange): string {
   return `${lines.map((line) => line.replaceAll(/\s+/g, ' ').trim()).join('\n')}\n`;
 }
 
+/** Debian's pgbench; `purpose` names who needs it when it is missing. */
+export function findPgbench(purpose: string): string {
+  const pgbench = PGBENCH_PATHS.find((path) => existsSync(path));
+  if (!pgbench) throw new Error(`${purpose} needs pgbench (Debian's postgresql-15), looked in ${PGBENCH_PATHS.join(', ')}`);
+  return pgbench;
+}
+
 export interface PostgresCeiling {
   /** Runs the mix for `seconds` on 20 prepared connections, as a load generator's result. */
   run(seconds: number): Promise<LoadResult>;
@@ -74,8 +82,7 @@ export interface PostgresCeiling {
  * proportions. The gateway's cold mix over this is how close its misses come to the database.
  */
 export async function postgresCeiling(databaseUrl: string, ids: IdRange, workDir: string): Promise<PostgresCeiling> {
-  const pgbench = PGBENCH_PATHS.find((path) => existsSync(path));
-  if (!pgbench) throw new Error(`the Postgres ceiling needs pgbench (Debian's postgresql-15), looked in ${PGBENCH_PATHS.join(', ')}`);
+  const pgbench = findPgbench('the Postgres ceiling');
   await mkdir(workDir, { recursive: true });
   const scripts = await Promise.all(
     PRODUCT_PAGE_MIX.map(async ([route, weight]) => {
@@ -95,12 +102,13 @@ export async function postgresCeiling(databaseUrl: string, ids: IdRange, workDir
         [...args, ...scripts.flatMap((script) => ['-f', script]), '--log', `--log-prefix=${join(logDir, 'tx')}`, databaseUrl],
         { maxBuffer: 1 << 20 },
       );
-      return { ...summary(stdout), ...(await latencies(logDir)) };
+      return { ...pgbenchSummary(stdout), ...(await latencies(logDir)) };
     },
   };
 }
 
-function summary(stdout: string): Omit<LoadResult, 'p50Ms' | 'p95Ms' | 'p99Ms'> {
+/** Transactions, their rate (without connection time) and failures, from pgbench's summary. */
+export function pgbenchSummary(stdout: string): Omit<LoadResult, 'p50Ms' | 'p95Ms' | 'p99Ms'> {
   const number = (pattern: RegExp) => {
     const found = pattern.exec(stdout);
     if (!found) throw new Error(`pgbench printed no ${pattern.source}:\n${stdout}`);
@@ -127,7 +135,6 @@ async function latencies(logDir: string): Promise<Pick<LoadResult, 'p50Ms' | 'p9
       if (line) micros.push(Number(line.split(' ')[2]));
     }
   }
-  micros.sort((a, b) => a - b);
-  const at = (share: number) => (micros[Math.min(micros.length - 1, Math.floor(share * micros.length))] ?? 0) / 1000;
+  const at = (share: number) => percentile(micros, share) / 1000;
   return { p50Ms: at(0.5), p95Ms: at(0.95), p99Ms: at(0.99) };
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { bucketsSince, histogramBuckets, histogramQuantile, type HistogramBuckets } from '../../../scripts/test/metrics.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { startVarnish, type VarnishServer } from '../../../scripts/test/varnish.js';
@@ -169,40 +170,18 @@ describe('a real Varnish in front of two gateways: purged on every change', { ti
     );
   });
 
-  /** The purge latency histogram's cumulative buckets, summed over both gateways: upper bound (s) → count. */
-  async function latencyBuckets(): Promise<Map<number, number>> {
+  /** The purge latency histogram's cumulative buckets, summed over both gateways. */
+  async function latencyBuckets(): Promise<HistogramBuckets> {
     const texts = await Promise.all(gateways.map(async (gateway) => (await fetch(gateway.metricsUrl)).text()));
-    const buckets = new Map<number, number>();
-    for (const text of texts) {
-      for (const [, labels, count] of text.matchAll(/^catalog_edge_purge_latency_seconds_bucket\{([^}]*)\} (\d+)/gm)) {
-        const le = /le="([^"]+)"/.exec(labels!)![1];
-        const bound = le === '+Inf' ? Infinity : Number(le);
-        buckets.set(bound, (buckets.get(bound) ?? 0) + Number(count));
-      }
-    }
-    return buckets;
+    return histogramBuckets(texts, 'catalog_edge_purge_latency_seconds');
   }
 
-  /**
-   * p50 and p99 of the purges made since `before` was taken (the start-up's purges, sent before
-   * Varnish ran, left out), interpolated in the buckets as histogram_quantile does.
-   */
-  async function purgeLatency(before: Map<number, number>): Promise<{ p50: string; p99: string }> {
-    const sorted = [...(await latencyBuckets())]
-      .map(([bound, count]) => [bound, count - (before.get(bound) ?? 0)] as const)
-      .sort((a, b) => a[0] - b[0]);
-    const total = sorted.at(-1)?.[1] ?? 0;
+  /** p50 and p99 in ms of the purges made since `before` was taken (the start-up's purges, sent before Varnish ran, left out). */
+  async function purgeLatency(before: HistogramBuckets): Promise<{ p50: string; p99: string }> {
+    const since = bucketsSince(before, await latencyBuckets());
     const quantile = (q: number) => {
-      let lower = 0;
-      let below = 0;
-      for (const [bound, count] of sorted) {
-        if (count >= q * total) {
-          const upper = bound === Infinity ? lower : bound;
-          return ((lower + ((upper - lower) * (q * total - below)) / Math.max(count - below, 1)) * 1_000).toFixed(1);
-        }
-        [lower, below] = [bound, count];
-      }
-      return 'n/a';
+      const seconds = histogramQuantile(since, q);
+      return seconds === undefined ? 'n/a' : (seconds * 1_000).toFixed(1);
     };
     return { p50: quantile(0.5), p99: quantile(0.99) };
   }
