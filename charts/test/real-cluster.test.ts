@@ -1308,18 +1308,21 @@ async function sqlChangeReachesEveryPod(id: number, pausedReplicas: string[] = [
     const watchStarted = Date.now();
     const watching = (async () => {
       while (!abandoned) {
-        const answers = await Promise.all(probes.map(async (probe) => ({ probe, name: await probe.read.read(probe.pod, id) })));
+        // Each answer timed when it arrived: a delay is an upper bound by that read's own round trip.
+        const answers = await Promise.all(
+          probes.map(async (probe) => ({ probe, name: await probe.read.read(probe.pod, id), answeredAt: Date.now() })),
+        );
         const at = Date.now();
         rounds++;
-        for (const { probe, name: seen } of answers) {
+        for (const { probe, name: seen, answeredAt } of answers) {
           if (seen === changed) {
-            if (!newSince.has(probe.key)) newSince.set(probe.key, at);
+            if (!newSince.has(probe.key)) newSince.set(probe.key, answeredAt);
           } else if (seen !== before) {
             throw new Error(
               `${probe.key} answered ${JSON.stringify(seen)}, neither ${JSON.stringify(before)} nor ${JSON.stringify(changed)}`,
             );
           } else if (newSince.has(probe.key)) {
-            wentBack.push(`${probe.key} answered the old name again ${at - newSince.get(probe.key)!} ms after the new one`);
+            wentBack.push(`${probe.key} answered the old name again ${answeredAt - newSince.get(probe.key)!} ms after the new one`);
           }
         }
         const last = Math.max(...newSince.values());
