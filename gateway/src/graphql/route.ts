@@ -1,14 +1,14 @@
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComputedResponse, PlainResponse, ServedResponse } from '../cache/response-cache.js';
 import type { ReadTarget } from '../db/read-targets.js';
 import { graphqlErrorBody } from '../http/error-bodies.js';
-import { parseQueryString } from '../http/query-string.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
+import { ApolloRunner, carriesErrors } from './apollo-runner.js';
 import type { GraphQLContext } from './context.js';
 import { DocumentCache } from './documents.js';
+import { GraphqlEdgeAnswers } from './edge-answers.js';
 import { BadGetParameter, parametersOfGet } from './get-parameters.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type ResolvedOperation } from './persisted-queries.js';
@@ -19,7 +19,7 @@ import { createSchema } from './schema.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
-const badRequest = (status: number, message: string, code: string, headers?: [string, string][]): PlainResponse => ({
+const refused = (status: number, message: string, code: string, headers?: [string, string][]): PlainResponse => ({
   status,
   headers,
   body: graphqlErrorBody(message, code),
@@ -32,36 +32,14 @@ function costOf(complexity: ComplexityLimit, { document, valid, operation, opera
 }
 
 /**
- * The request as Apollo sees it. A GET is handed over as the POST it is equivalent to: its
- * parameters are parsed here and it runs queries only (see the route), so Apollo's own GET
- * handling, which would also demand a CSRF preflight header that CDNs and plain browser GETs do
- * not send, has nothing left to check. A POST keeps its own headers, CSRF check included.
- */
-function apolloHeaders(method: string | undefined, sent: IncomingHttpHeaders): HeaderMap {
-  const headers = new HeaderMap();
-  for (const name in sent) {
-    const value = sent[name];
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  if (method !== 'POST') headers.set('content-type', 'application/json');
-  return headers;
-}
-
-/**
- * Whether a body Apollo serialised carries errors: its default stringifyResult writes `errors`
- * first when there are any. Such answers are never cached.
- */
-const carriesErrors = (body: string): boolean => body.startsWith('{"errors"');
-
-/**
  * `POST /graphql`, and `GET /graphql` for queries (GraphQL over HTTP, so browsers and CDNs can
- * cache them): one handler, one way to run an operation. Every operation runs through Apollo's
- * request pipeline, so every plugin sees it; query responses (never mutations, never errors) go
- * through the response cache, keyed by document, operation name and variables, and leave as
- * catalog reads (ETag, Cache-Control, compression). A GET's URL becomes an alias of its cache
- * key, so the front door answers it next time. Each operation is costed once (the record keeps
- * the cost for the client limits and Apollo's cost check), and its operation metrics are recorded
- * here, whether it was executed or answered from the cache.
+ * cache them): one handler, and one way to run an operation, Apollo's request pipeline
+ * (apollo-runner.ts), so every plugin sees every operation. Query responses (never mutations,
+ * never errors) go through the response cache, keyed by document, operation name and variables,
+ * and leave as catalog reads (ETag, Cache-Control, compression); a GET's URL becomes an alias of
+ * its cache key, so the front door answers it next time (edge-answers.ts). Each operation is
+ * costed once (the record keeps the cost for the client limits and Apollo's cost check), and its
+ * operation metrics are recorded whether it was executed or answered from the cache.
  */
 export function graphqlRoute(
   services: Services,
@@ -70,31 +48,19 @@ export function graphqlRoute(
 ) {
   return async (app: FastifyInstance) => {
     const { config, metrics } = services;
-    const { lookup, writer } = services.pipeline;
+    const { lookup, writer, frontDoor } = services.pipeline;
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
     const persistedQueries = createPersistedQueries(services, documents, trustedDocuments);
-    const executor = new JitExecutor(schema);
     const complexity = new ComplexityLimit(schema, config.GRAPHQL_MAX_COMPLEXITY);
-    const apollo = await createApollo({ documents, validationRules, executor, complexity, userPlugins });
-    const operationMetrics = new OperationMetrics(metrics);
-    // A cached answer is run through Apollo only for plugins to see it: the gateway's own do nothing with it.
-    const observed = userPlugins.length > 0;
+    const apollo = await createApollo({ documents, validationRules, executor: new JitExecutor(schema), complexity, userPlugins });
     app.addHook('onClose', () => apollo.stop());
-
-    const runApollo = async (
-      request: Pick<FastifyRequest['raw'], 'method' | 'headers'>,
-      params: GraphQLParams,
-      context: GraphQLContext,
-    ) => {
-      const response = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request.method, request.headers), search: '', body: params },
-        context: async () => context,
-      });
-      if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
-      return response;
-    };
+    const runner = new ApolloRunner(apollo);
+    const operationMetrics = new OperationMetrics(metrics);
+    // A cached answer is run through Apollo only for the user's plugins to see it: the gateway's own do nothing with it.
+    const observed = userPlugins.length > 0;
+    frontDoor.answerGraphqlWith(new GraphqlEdgeAnswers(services, persistedQueries, runner, operationMetrics, observed, app.log));
 
     const contextOf = (request: FastifyRequest, target: ReadTarget, cached: string | undefined): GraphQLContext => ({
       services,
@@ -105,41 +71,17 @@ export function graphqlRoute(
       cached,
     });
 
-    // GraphQL GETs the front door answered from the cache: counted as the route counts its own, and shown to the plugins.
-    services.pipeline.frontDoor.answerGraphqlWith({
-      answered(record, request, { operation }, body) {
-        operationMetrics.record(operation, 'success', (performance.now() - record.started) / 1_000);
-        if (!observed) return;
-        const log = app.log.child({ reqId: record.id });
-        const showPlugins = async () => {
-          const search = request.url!.slice(request.url!.indexOf('?') + 1);
-          const resolved = await persistedQueries.resolve(parametersOfGet(parseQueryString(search)));
-          if ('refused' in resolved) return;
-          const context: GraphQLContext = {
-            services,
-            scope: createRequestScope(services),
-            authorization: request.headers.authorization,
-            log,
-            record,
-            cached: body,
-          };
-          await runApollo(request, resolved.params, context);
-        };
-        showPlugins().catch((error: unknown) => log.error({ err: error }, 'GraphQL plugins failed on an answer from the cache'));
-      },
-    });
-
     const answer = async (request: FastifyRequest, sent: GraphQLParams, started: number): Promise<ServedResponse> => {
       // The request as a document, the operation to run and its cache key (persisted queries resolved).
       const resolved = await persistedQueries.resolve(sent);
       if ('refused' in resolved) return resolved.refused;
       const { params, operation, cacheKey } = resolved;
       if (operation?.operation === 'subscription') {
-        return badRequest(400, 'subscriptions are not supported: use query or mutation', 'BAD_REQUEST');
+        return refused(400, 'subscriptions are not supported: use query or mutation', 'BAD_REQUEST');
       }
       // GET must be safe (it may be replayed, prefetched, cached): a mutation needs a POST.
       if (request.method !== 'POST' && operation?.operation === 'mutation') {
-        return badRequest(405, `mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED', [['allow', 'POST']]);
+        return refused(405, `mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED', [['allow', 'POST']]);
       }
       // Costed once: the client is charged it (answered from the cache or not), Apollo's cost check reads it from the record.
       const record = request.record;
@@ -153,23 +95,21 @@ export function graphqlRoute(
       const execute = async (target: ReadTarget = services.reads.primary): Promise<ComputedResponse> => {
         executed = true;
         const context = contextOf(request, target, undefined);
-        const response = await runApollo(request.raw, params, context);
-        const body = (response.body as { string: string }).string;
-        const headers = [...response.headers].filter(([name]) => name !== 'content-type');
-        const cacheable = operation?.operation === 'query' && (response.status ?? 200) === 200 && !carriesErrors(body);
-        return { status: response.status ?? 200, body, headers, route: '/graphql', tags: context.scope.tags, cacheable };
+        const { status, headers, body, failed } = await runner.run(request.raw, params, context);
+        const cacheable = operation?.operation === 'query' && status === 200 && !failed;
+        return { status, body, headers, route: '/graphql', tags: context.scope.tags, cacheable };
       };
       let key = cacheKey;
-      if (cacheKey && request.method !== 'POST' && services.cache.enabled) {
+      if (cacheKey && operation && request.method !== 'POST' && services.cache.enabled) {
         // The URL as the client spelt it names this key: the front door answers it next time.
         const made = cacheKey();
-        if (operation) lookup.alias(request.url, made, { cost: charged, operation });
+        lookup.alias(request.url, made, { cost: charged, operation });
         key = () => made;
       }
       // Queries may be answered from the cache or by another request's identical in-flight execution.
       const served = key ? await lookup.getOrCompute(record, key, execute) : await execute();
       if (!executed && observed && 'representations' in served) {
-        await runApollo(request.raw, params, contextOf(request, services.reads.primary, served.representations.body as string));
+        await runner.run(request.raw, params, contextOf(request, services.reads.primary, served.representations.body as string));
       }
       const outcome = served.status === 200 && !('body' in served && carriesErrors(served.body)) ? 'success' : 'error';
       operationMetrics.record(operation, outcome, (performance.now() - started) / 1_000);
@@ -186,7 +126,7 @@ export function graphqlRoute(
         params = parametersOfGet(request.query as Record<string, string | string[] | undefined>);
       } catch (error) {
         if (!(error instanceof BadGetParameter)) throw error;
-        return writer.respond(request, reply, badRequest(400, error.message, 'BAD_REQUEST'), 'graphql');
+        return writer.respond(request, reply, refused(400, error.message, 'BAD_REQUEST'), 'graphql');
       }
       return handle(request, reply, params);
     });
