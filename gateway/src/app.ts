@@ -211,7 +211,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  await app.register(healthRoutes(lifecycle));
+  await app.register(healthRoutes(lifecycle, writer));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
   await app.register(graphqlRoute(services, trustedDocuments, deps.graphqlPlugins ?? []));

@@ -99,8 +99,10 @@ export class ResponseWriter {
     if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   }
 
-  private plainHeaders(record: RequestRecord, { headers: own, body }: PlainResponse): OutgoingHttpHeader[] {
+  private plainHeaders(record: RequestRecord, { status, headers: own, body }: PlainResponse): OutgoingHttpHeader[] {
     const headers: OutgoingHttpHeader[] = [];
+    // No content has no type and no length (RFC 9110 §8.6): only what says it is not to be kept.
+    if (status === 204) return this.withRateLimit(record, ['cache-control', 'no-store']);
     let typed = false;
     let cacheControl = false;
     let rateLimited = false;
