@@ -16,7 +16,7 @@ const mediaTypeByAccept = new LRUCache<string, string>({ max: 256 });
  * The media type a GraphQL result is answered in for this Accept header, as Apollo chooses it:
  * `application/json` without one; undefined when none is acceptable (Apollo answers 406).
  */
-export function singleResultMediaType(accept: string | undefined): string | undefined {
+function singleResultMediaType(accept: string | undefined): string | undefined {
   if (!accept) return JSON_CONTENT_TYPE;
   let mediaType = mediaTypeByAccept.get(accept);
   if (mediaType === undefined) {
