@@ -1,10 +1,8 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createCache, tagVersionTtlMs } from './cache/create-cache.js';
 import { PersistedQueryStore } from './cache/persisted-query-store.js';
-import { EdgeLookup } from './cache/edge/edge-lookup.js';
-import { EdgeResponder } from './cache/edge/edge-responder.js';
-import { createServerWithHotLane } from './cache/edge/hot-lane.js';
 import { followChangeCapture } from './capture/change-capture.js';
 import { coherenceSink } from './capture/coherence-sink.js';
 import { createEdgePurger, purgeTargetsOf } from './cdn/create-edge-purger.js';
@@ -13,12 +11,13 @@ import { startCoherence } from './coherence/coherence.js';
 import type { Config } from './config.js';
 import { listenForCatalogSwaps } from './db/catalog-swaps.js';
 import { createReadTargets, targetNames } from './db/read-targets.js';
+import type { GraphQLContext } from './graphql/context.js';
 import { graphqlIde } from './graphql/ide.js';
 import { graphqlRoute } from './graphql/route.js';
 import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { healthRoutes } from './health/routes.js';
 import { CatalogEvents } from './events/catalog-events.js';
-import { installCommonHeaders, type Lifecycle } from './http/common-headers.js';
+import { installDraining, type Lifecycle } from './http/common-headers.js';
 import { installGracefulClose } from './http/graceful-close.js';
 import { CorsPolicy, installCors } from './http/cors.js';
 import { createRequestIds } from './http/request-ids.js';
@@ -33,12 +32,16 @@ import { installRequestLog } from './http/request-log.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
-import { createClientLimits, installClientLimits } from './limits/client-limits.js';
+import { createClientLimits } from './limits/client-limits.js';
 import { coherenceReportInto, createMetrics, edgePurgeReportInto, observePools, redisReportInto } from './metrics/metrics.js';
 import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
 import { MetricsListener } from './metrics/metrics-listener.js';
 import { createSharedBatchers, type BatchObserver } from './loaders/shared-batchers.js';
 import { ProductPager } from './paging/product-pager.js';
+import { CacheLookup } from './pipeline/cache-lookup.js';
+import { EdgeAccounting } from './pipeline/edge-accounting.js';
+import { FrontDoor } from './pipeline/front-door.js';
+import { ResponseWriter } from './pipeline/response-writer.js';
 import { createRepositories } from './repository/index.js';
 import { productReadRoutes } from './rest/product-read-routes.js';
 import { productWriteRoutes } from './rest/product-write-routes.js';
@@ -60,6 +63,11 @@ export interface AppDependencies {
   logger?: Logger;
   /** How often repeated request failures are summarised in the log (tests shorten it). */
   failureSummaryMs?: number;
+  /**
+   * Apollo Server plugins of your own: they see every GraphQL operation, executed or answered from
+   * the response cache, over GET and POST, with or without errors (gateway/README.md, "How it works").
+   */
+  graphqlPlugins?: ApolloServerPlugin<GraphQLContext>[];
 }
 
 /** How long start-up waits for Redis to let this process join the coherence clock (then it serves without). */
@@ -143,7 +151,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
-  const edge = { lookup: new EdgeLookup(cache), responder: new EdgeResponder(metrics, logger, lifecycle, cors) };
+  const limits = createClientLimits(config, redis, metrics.registry, logger);
+  const lookup = new CacheLookup(cache);
+  const writer = new ResponseWriter(lifecycle, cors);
+  const frontDoor = new FrontDoor(lookup, writer, new EdgeAccounting(metrics, logger), requestIdOf, limits);
+  const pipeline = { frontDoor, lookup, writer };
   const services: Services = {
     config,
     db,
@@ -151,25 +163,23 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     reads,
     pager,
     cache,
-    edge,
+    pipeline,
     persistedQueries: new PersistedQueryStore(redis, config.GRAPHQL_APQ_TTL_SECONDS),
     writes: new ProductWrites(repositories.products, writes),
     edgePurger,
     metrics,
-    limits: createClientLimits(config, redis, metrics.registry, logger, { cors, requestIdOf, lifecycle }),
+    limits,
   };
 
   const app = Fastify({
-    serverFactory: tracingServer(
-      createServerWithHotLane(edge.lookup, edge.responder, requestIdOf, services.limits, serverTimeouts(config)),
-    ),
+    serverFactory: tracingServer(frontDoor.server(serverTimeouts(config))),
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Request lines come from installRequestLog (one per request instead of two).
     logController: new LogController({ disableRequestLogging: true }),
-    // The hot lane takes request ids the same way.
+    // The front door makes every request's id, with its record.
     requestIdHeader: false,
-    genReqId: requestIdOf,
+    genReqId: frontDoor.requestIdFor,
     schemaErrorFormatter: formatValidationError,
     // Longer than any URL Node accepts (its 16 KiB header limit answers 431 first), so an overlong
     // id is the route's 400 naming the parameter, not the router's 414 of its own 100-character limit.
@@ -185,24 +195,26 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const metricsListener = new MetricsListener(metrics.registry, logger);
   app.decorate('metricsUrl', { getter: () => metricsListener.url });
   app.addHook('onReady', () => metricsListener.listen(config.METRICS_HOST ?? config.HOST, config.METRICS_PORT));
-  // First, as in the hot lane: a client over its limit gets nothing else.
-  installClientLimits(app, services.limits);
+  // First: every request's record, and a client over its limit gets nothing else.
+  frontDoor.install(app);
+  app.addHook('onClose', async () => services.limits.close());
   installRequestLog(app);
-  installCommonHeaders(app, lifecycle);
+  installDraining(app, lifecycle);
   installGracefulClose(app, lifecycle);
   await installCors(app, cors);
   installValidators(app);
   installUtf8JsonParser(app);
   const failures = new FailureLog(logger, deps.failureSummaryMs);
-  installErrorHandler(app, failures);
-  installMethodNotAllowed(app);
+  const respond = writer.respond.bind(writer);
+  installErrorHandler(app, failures, respond);
+  installMethodNotAllowed(app, respond);
   installHttpMetrics(app, metrics);
   await installOpenApi(app);
 
-  await app.register(healthRoutes(lifecycle));
+  await app.register(healthRoutes(lifecycle, writer));
   await app.register(productReadRoutes(services));
   await app.register(productWriteRoutes(services));
-  await app.register(graphqlRoute(services, trustedDocuments));
+  await app.register(graphqlRoute(services, trustedDocuments, deps.graphqlPlugins ?? []));
   if (config.GRAPHQL_IDE) await app.register(graphqlIde);
 
   app.addHook('onClose', async () => {

@@ -1,6 +1,4 @@
 import type { EdgePurger } from './cdn/edge-purger.js';
-import type { EdgeLookup } from './cache/edge/edge-lookup.js';
-import type { EdgeResponder } from './cache/edge/edge-responder.js';
 import type { PersistedQueryStore } from './cache/persisted-query-store.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import { ResponseTags } from './cache/tags.js';
@@ -10,6 +8,9 @@ import type { ReadTarget, ReadTargets } from './db/read-targets.js';
 import type { ClientLimits } from './limits/client-limits.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { CacheLookup } from './pipeline/cache-lookup.js';
+import type { FrontDoor } from './pipeline/front-door.js';
+import type { ResponseWriter } from './pipeline/response-writer.js';
 import type { ProductPager } from './paging/product-pager.js';
 import type { Repositories } from './repository/index.js';
 import type { ProductWrites } from './writes/product-writes.js';
@@ -24,8 +25,8 @@ export interface Services {
   reads: ReadTargets;
   pager: ProductPager;
   cache: ResponseCache;
-  /** How cached responses are found by URL and written, at the edge and by routes alike. */
-  edge: { lookup: EdgeLookup; responder: EdgeResponder };
+  /** The request pipeline's stages routes take part in: the cache look-up, and the one writer of every answer. */
+  pipeline: { frontDoor: FrontDoor; lookup: CacheLookup; writer: ResponseWriter };
   /** Automatic persisted queries, shared through the cache's Redis. */
   persistedQueries: PersistedQueryStore;
   writes: ProductWrites;

@@ -11,6 +11,7 @@ import { ComplexityLimit } from '../src/graphql/plugins/complexity-limit.js';
 import { createSchema } from '../src/graphql/schema.js';
 import { gatewayValidationRules } from '../src/graphql/validation-rules.js';
 import { createRequestScope } from '../src/services.js';
+import { RequestRecord } from '../src/pipeline/request-record.js';
 import { createFixtureDatabase, startGateway } from './support/gateway.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -90,6 +91,7 @@ describe('GraphQL IDE off', () => {
       validationRules,
       executor: new JitExecutor(schema),
       complexity: new ComplexityLimit(schema, app.services.config.GRAPHQL_MAX_COMPLEXITY),
+      userPlugins: [],
     });
     try {
       const headers = new HeaderMap([['accept', BROWSER_ACCEPT]]);
@@ -100,7 +102,8 @@ describe('GraphQL IDE off', () => {
           scope: createRequestScope(app.services),
           authorization: undefined,
           log: app.log,
-          outcome: { failed: false },
+          record: new RequestRecord('landing-page', performance.now()),
+          cached: undefined,
         }),
       });
       assert.doesNotMatch(response.headers.get('content-type') ?? '', /text\/html/);

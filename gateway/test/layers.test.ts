@@ -25,8 +25,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cache/'],
   ['loaders/', 'writes/'],
   ['metrics/'],
-  // The front door: answers from the cache before any route, and writes every catalog read.
-  ['cache/edge/'],
+  // The request pipeline: the front door, the per-request record, the cache look-up and the one response writer.
+  ['pipeline/'],
   ['services.ts'],
   ['graphql/', 'rest/', 'health/'],
   ['app.ts', 'index.ts', 'cli.ts'],

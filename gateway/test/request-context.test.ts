@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installCommonHeaders } from '../src/http/common-headers.js';
+import { addCommonHeaders } from '../src/http/common-headers.js';
 import { tracingServer } from '../src/telemetry/request-spans.js';
 import { EdgeDecidedSampler, EdgeSampling } from '../src/telemetry/sampling.js';
 import { requestSpan, useTracer } from '../src/telemetry/tracing.js';
@@ -53,7 +53,11 @@ describe('a traced request in Fastify', () => {
       serverFactory: tracingServer((handler: (request: IncomingMessage, response: ServerResponse) => void) => createServer(handler)),
     });
     // Adds `traceresponse` to a traced request's answer.
-    installCommonHeaders(app, { closing: false });
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const common = addCommonHeaders([], request.id, { closing: false });
+      for (let index = 0; index < common.length; index += 2) reply.header(String(common[index]), common[index + 1]);
+      done(null, payload);
+    });
     app.addHook('onResponse', (request, _reply, done) => {
       seen.at(-1)!.onResponseTrace = traceOfActive();
       done();

@@ -6,7 +6,7 @@ import { CACHED_ROUTES } from './cached-routes.js';
  * A REST GET's cache key: its path, then the query parameters that decide its answer, in the
  * order the route lists them, each in one spelling (defaults spelt out, values as parsed), so
  * that parameter order, defaults and spelling never make new keys. Written as a URL: a client
- * sending exactly this URL is answered at the edge without a route (cache/edge/edge-lookup.ts).
+ * sending exactly this URL is answered at the front door without a route (pipeline/cache-lookup.ts).
  */
 export function restCacheKey(
   path: string,

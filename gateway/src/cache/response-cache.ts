@@ -145,16 +145,24 @@ export class ResponseCache {
    * The response for `key`: from memory, Redis, an identical computation in flight, or `compute`.
    * Cacheable 200s come back as catalog reads, encoded even when the cache is off or cannot keep
    * them (HTTP caches and compression still apply). `key` may be a function making the key, when
-   * making it costs something: it is called only when the cache is on. `lookedUp`: the edge asked
-   * memory and Redis for this very request already (`sharedEntry`), and both missed.
+   * making it costs something: it is called only when the cache is on.
    */
-  async getOrCompute(keyOrMaker: string | (() => string), compute: Computation, lookedUp = false): Promise<ServedResponse> {
+  async getOrCompute(keyOrMaker: string | (() => string), compute: Computation): Promise<ServedResponse> {
     if (!this.enabled) return this.encoded(await this.options.readOn(compute));
     const key = typeof keyOrMaker === 'string' ? keyOrMaker : keyOrMaker();
-    if (!lookedUp && !this.inflight.has(key)) {
+    if (!this.inflight.has(key)) {
       const cached = await this.lookup(key);
       if (cached) return cached;
     }
+    return this.shareFlight(key, compute);
+  }
+
+  /**
+   * The response for `key` after memory and Redis both missed it for this request (`sharedEntry`):
+   * an identical computation in flight, or `compute`.
+   */
+  async computeMissed(key: string, compute: Computation): Promise<ServedResponse> {
+    if (!this.enabled) return this.encoded(await this.options.readOn(compute));
     return this.shareFlight(key, compute);
   }
 

@@ -1,9 +1,10 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { ValidationRule } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import type { DocumentCache } from './documents.js';
 import type { JitExecutor } from './jit-executor.js';
+import { cachedAnswerPlugin } from './plugins/cached-answer.js';
 import { complexityLimitPlugin, type ComplexityLimit } from './plugins/complexity-limit.js';
 import { errorStatusPlugin, formatGatewayError } from './plugins/error-status.js';
 import { operationGuardPlugin } from './plugins/operation-guard.js';
@@ -14,6 +15,8 @@ export interface ApolloParts {
   validationRules: ValidationRule[];
   executor: JitExecutor;
   complexity: ComplexityLimit;
+  /** The plugins of whoever runs the gateway (AppDependencies.graphqlPlugins): they see every operation. */
+  userPlugins: readonly ApolloServerPlugin<GraphQLContext>[];
 }
 
 /** Apollo Server over the gateway's schema, documents, executor and plugins, started. */
@@ -22,6 +25,7 @@ export async function createApollo({
   validationRules,
   executor,
   complexity,
+  userPlugins,
 }: ApolloParts): Promise<ApolloServer<GraphQLContext>> {
   const apollo = new ApolloServer<GraphQLContext>({
     gateway: executor.apolloGateway(),
@@ -38,6 +42,9 @@ export async function createApollo({
       operationGuardPlugin,
       complexityLimitPlugin(complexity),
       errorStatusPlugin,
+      // Before the user's: a cached answer is the answer, as sent.
+      cachedAnswerPlugin,
+      ...userPlugins,
       // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
       ApolloServerPluginCacheControlDisabled(),
       // Browsers get the gateway's own IDE (graphql/ide.ts) or, with it off, what any client gets;

@@ -1,22 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ExecutionResult } from 'graphql';
+import type { RequestRecord } from '../pipeline/request-record.js';
 import type { RequestScope, Services } from '../services.js';
 
+/** What resolvers and Apollo plugins get for one operation; made once, never changed. */
 export interface GraphQLContext {
-  services: Services;
-  scope: RequestScope;
-  authorization: string | undefined;
+  readonly services: Services;
+  readonly scope: RequestScope;
+  readonly authorization: string | undefined;
   /** The request's logger (its lines carry the request id). */
-  log: FastifyBaseLogger;
+  readonly log: FastifyBaseLogger;
+  /** The request's record: its operation's cost, computed once by the route, is what the cost check reads. */
+  readonly record: RequestRecord;
   /**
-   * `failed` is set when the response carries errors: such responses are never cached. An object
-   * the route keeps, not a flag on the context: Apollo hands its plugins a shallow copy of the
-   * context, so a flag set there never reached the route.
+   * The answer the response cache gave, when the operation is not executed: Apollo's pipeline
+   * runs for it so plugins see it, and the gateway's cache plugin answers it (responseForOperation).
    */
-  outcome: { failed: boolean };
-  /**
-   * The operation's execution, when the route ran it without Apollo and hands the request to
-   * Apollo only to answer its errors (graphql/direct-execution.ts): Apollo's executor returns it.
-   */
-  execution?: Promise<ExecutionResult>;
+  readonly cached: string | undefined;
 }

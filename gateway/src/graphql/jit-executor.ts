@@ -69,14 +69,13 @@ export class JitExecutor {
    * This executor in Apollo, which still runs every plugin on the document the gateway's document
    * cache parsed and validated; only execution is swapped. Apollo's documented way to plug in an
    * executor since v4 is its gateway interface, used here to serve the schema and for nothing
-   * else. An operation the route already executed itself (context.execution) is not run again.
+   * else.
    */
   apolloGateway(): GatewayInterface {
     const schema = this.schema;
     return {
       load: async () => ({
         executor: async ({ document, operation, operationName, request, context }) =>
-          (context as GraphQLContext).execution ??
           this.execute(document, operation, operationName ?? undefined, request.variables, context as GraphQLContext),
       }),
       onSchemaLoadOrUpdate(callback) {

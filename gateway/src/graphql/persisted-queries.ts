@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { Counter } from 'prom-client';
+import { graphqlErrorBody } from '../http/error-bodies.js';
 import { graphqlCacheKey } from '../cache/keys.js';
 import { wellFormedRequest, type GraphQLParams } from './request-shape.js';
 import type { Services } from '../services.js';
@@ -27,7 +28,7 @@ export interface ResolvedOperation {
 
 /** A request answered without running anything: a persisted-query miss, or a refusal. */
 export interface RefusedOperation {
-  refused: { status: number; headers: Record<string, string>; body: string };
+  refused: { status: number; headers: [name: string, value: string][]; body: string };
 }
 
 /** The text to run (as sent, unless resolved), with its SHA-256 when already known. */
@@ -44,8 +45,8 @@ const HASH_ONLY = Symbol('hash only');
 function graphqlErrorResponse(status: number, message: string, code: string): RefusedOperation {
   // Apollo Server answers persisted-query misses with 200 and these headers, so that no cache
   // keeps them and no client treats them as a failed request: Apollo Client re-sends the text.
-  const headers: Record<string, string> = status === 200 ? { 'cache-control': 'private, no-cache, must-revalidate' } : {};
-  return { refused: { status, headers, body: JSON.stringify({ errors: [{ message, extensions: { code } }] }) } };
+  const headers: [string, string][] = status === 200 ? [['cache-control', 'private, no-cache, must-revalidate']] : [];
+  return { refused: { status, headers, body: graphqlErrorBody(message, code) } };
 }
 
 /** A request the client must fix; the message names the problem. */

@@ -1,177 +1,123 @@
-import { HeaderMap } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ComputedResponse, ServedResponse } from '../cache/response-cache.js';
-import { JSON_CONTENT_TYPE } from '../http/media-types.js';
-import { nonUtf8Parameters } from '../http/query-string.js';
+import type { ComputedResponse, PlainResponse, ServedResponse } from '../cache/response-cache.js';
 import type { ReadTarget } from '../db/read-targets.js';
+import { graphqlErrorBody } from '../http/error-bodies.js';
 import { createRequestScope, type Services } from '../services.js';
 import { createApollo } from './apollo.js';
+import { ApolloRunner, carriesErrors } from './apollo-runner.js';
 import type { GraphQLContext } from './context.js';
-import { DirectExecution } from './direct-execution.js';
 import { DocumentCache } from './documents.js';
+import { GraphqlEdgeAnswers } from './edge-answers.js';
+import { BadGetParameter, parametersOfGet } from './get-parameters.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type ResolvedOperation } from './persisted-queries.js';
 import { isRecord, type GraphQLParams } from './request-shape.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
-import { installGraphQLResponseMediaType, labelForAccept } from './response-media-type.js';
 import { createSchema } from './schema.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 import { gatewayValidationRules } from './validation-rules.js';
 
-const graphqlErrors = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+const refused = (status: number, message: string, code: string, headers?: [string, string][]): PlainResponse => ({
+  status,
+  headers,
+  body: graphqlErrorBody(message, code),
+});
 
-/** A GET parameter that cannot be used: answered 400, naming it. */
-class BadGetParameter extends Error {}
-
-/**
- * The parameters of `GET /graphql?query=…&operationName=…&variables=<json>&extensions=<json>`
- * (GraphQL over HTTP; `documentId`/`doc_id` for trusted documents): each given at most once,
- * `variables` and `extensions` as JSON text, all percent-encoded UTF-8.
- */
-function parametersOfGet(search: Record<string, string | string[] | undefined>): GraphQLParams {
-  const [notUtf8] = nonUtf8Parameters(search) ?? [];
-  if (notUtf8 !== undefined) throw new BadGetParameter(`the ${notUtf8} parameter is not percent-encoded UTF-8`);
-  const single = (name: string): string | undefined => {
-    const value = search[name];
-    if (Array.isArray(value)) throw new BadGetParameter(`the ${name} parameter is given ${value.length} times: give it once`);
-    return value;
-  };
-  const json = (name: string): unknown => {
-    const text = single(name);
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new BadGetParameter(`the ${name} parameter is not valid JSON: ${(error as Error).message}`);
-    }
-  };
-  const params = {
-    query: single('query'),
-    operationName: single('operationName'),
-    variables: json('variables'),
-    extensions: json('extensions'),
-    documentId: single('documentId'),
-    doc_id: single('doc_id'),
-  };
-  // As in a JSON body, a parameter not given is absent, not undefined (Apollo tells the two apart).
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
-}
-
-/** The cost of an operation that will run; undefined for one that will not (invalid, or over the complexity limit). */
-function runnableCost(
-  complexity: ComplexityLimit,
-  { document, valid, operation, operationName, params }: ResolvedOperation,
-): number | undefined {
+/** The cost of an operation that will run (undefined: invalid, no such operation, or variables that cannot be costed). */
+function costOf(complexity: ComplexityLimit, { document, valid, operation, operationName, params }: ResolvedOperation): number | undefined {
   if (!document || !valid || !operation) return undefined;
-  const cost = complexity.cost(document, operationName, isRecord(params.variables) ? params.variables : {});
-  return cost !== undefined && cost <= complexity.maxComplexity ? cost : undefined;
-}
-
-/**
- * The request as Apollo sees it. A GET is handed over as the POST it is equivalent to: its
- * parameters are parsed here and it runs queries only (see the route), so Apollo's own GET
- * handling, which would also demand a CSRF preflight header that CDNs and plain browser GETs do
- * not send, has nothing left to check. A POST keeps its own headers, CSRF check included.
- */
-function apolloHeaders(request: FastifyRequest): HeaderMap {
-  const headers = new HeaderMap();
-  const sent = request.headers;
-  for (const name in sent) {
-    const value = sent[name];
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  if (request.method !== 'POST') headers.set('content-type', 'application/json');
-  return headers;
+  return complexity.cost(document, operationName, isRecord(params.variables) ? params.variables : {});
 }
 
 /**
  * `POST /graphql`, and `GET /graphql` for queries (GraphQL over HTTP, so browsers and CDNs can
- * cache them): one handler. Operations run directly (graphql/direct-execution.ts) or through
- * Apollo, and query responses (never mutations, never errors) go through the response cache,
- * keyed by document, operation name and variables, and leave as catalog reads (ETag,
- * Cache-Control, compression). Every request's operation metrics are recorded here, whether it
- * was executed or answered from the cache.
+ * cache them): one handler, and one way to run an operation, Apollo's request pipeline
+ * (apollo-runner.ts), so every plugin sees every operation. Query responses (never mutations,
+ * never errors) go through the response cache, keyed by document, operation name and variables,
+ * and leave as catalog reads (ETag, Cache-Control, compression); a GET's URL becomes an alias of
+ * its cache key, so the front door answers it next time (edge-answers.ts). Each operation is
+ * costed once (the record keeps the cost for the client limits and Apollo's cost check), and its
+ * operation metrics are recorded whether it was executed or answered from the cache.
  */
-export function graphqlRoute(services: Services, trustedDocuments: TrustedDocuments | undefined) {
+export function graphqlRoute(
+  services: Services,
+  trustedDocuments: TrustedDocuments | undefined,
+  userPlugins: readonly ApolloServerPlugin<GraphQLContext>[],
+) {
   return async (app: FastifyInstance) => {
     const { config, metrics } = services;
+    const { lookup, writer, frontDoor } = services.pipeline;
     const schema = createSchema();
     const validationRules = gatewayValidationRules({ maxDepth: config.GRAPHQL_MAX_DEPTH, introspection: config.GRAPHQL_INTROSPECTION });
     const documents = new DocumentCache(schema, validationRules, metrics.graphqlDocumentParses);
     const persistedQueries = createPersistedQueries(services, documents, trustedDocuments);
-    const executor = new JitExecutor(schema);
     const complexity = new ComplexityLimit(schema, config.GRAPHQL_MAX_COMPLEXITY);
-    const direct = new DirectExecution(executor, complexity);
-    const apollo = await createApollo({ documents, validationRules, executor, complexity });
-    const operationMetrics = new OperationMetrics(metrics);
+    const apollo = await createApollo({ documents, validationRules, executor: new JitExecutor(schema), complexity, userPlugins });
     app.addHook('onClose', () => apollo.stop());
-    installGraphQLResponseMediaType(app);
+    const runner = new ApolloRunner(apollo);
+    const operationMetrics = new OperationMetrics(metrics);
+    // A cached answer is run through Apollo only for the user's plugins to see it: the gateway's own do nothing with it.
+    const observed = userPlugins.length > 0;
+    frontDoor.answerGraphqlWith(new GraphqlEdgeAnswers(services, persistedQueries, runner, operationMetrics, observed, app.log));
 
-    const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> => {
-      const started = performance.now();
+    const contextOf = (request: FastifyRequest, target: ReadTarget, cached: string | undefined): GraphQLContext => ({
+      services,
+      scope: createRequestScope(services, target),
+      authorization: request.headers.authorization,
+      log: request.log,
+      record: request.record,
+      cached,
+    });
+
+    const answer = async (request: FastifyRequest, sent: GraphQLParams, started: number): Promise<ServedResponse> => {
       // The request as a document, the operation to run and its cache key (persisted queries resolved).
       const resolved = await persistedQueries.resolve(sent);
-      if ('refused' in resolved) {
-        const { status, headers, body } = resolved.refused;
-        return reply.code(status).headers(headers).type(JSON_CONTENT_TYPE).send(body);
-      }
-      const { params, operationName, document, valid, operation, cacheKey } = resolved;
-
+      if ('refused' in resolved) return resolved.refused;
+      const { params, operation, cacheKey } = resolved;
       if (operation?.operation === 'subscription') {
-        return reply.code(400).send(graphqlErrors('subscriptions are not supported: use query or mutation', 'BAD_REQUEST'));
+        return refused(400, 'subscriptions are not supported: use query or mutation', 'BAD_REQUEST');
       }
       // GET must be safe (it may be replayed, prefetched, cached): a mutation needs a POST.
       if (request.method !== 'POST' && operation?.operation === 'mutation') {
-        return reply
-          .code(405)
-          .header('allow', 'POST')
-          .send(graphqlErrors(`mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED'));
+        return refused(405, `mutations are not allowed over ${request.method}: use POST`, 'METHOD_NOT_ALLOWED', [['allow', 'POST']]);
       }
-      // Per-client limits: an operation that will run is charged its cost, answered from the cache or not.
-      // Costed only when limits are on: the cost is what a client is charged, nothing else reads it.
-      const cost = services.limits.enabled ? runnableCost(complexity, resolved) : undefined;
-      const refusal = services.limits.chargeGraphQLCost(request.raw, reply.raw, cost);
-      if (refusal) return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
-      let executionFailed = false;
+      // Costed once: the client is charged it (answered from the cache or not), Apollo's cost check reads it from the record.
+      const record = request.record;
+      record.cost = costOf(complexity, resolved);
+      const charged = record.cost !== undefined && record.cost <= complexity.maxComplexity ? record.cost : undefined;
+      const refusal = services.limits.chargeGraphQLCost(request.raw, record, charged);
+      if (refusal) return refusal;
 
+      let executed = false;
       // Queries through the cache may read a replica (it chooses); mutations and the rest read the primary.
       const execute = async (target: ReadTarget = services.reads.primary): Promise<ComputedResponse> => {
-        const scope = createRequestScope(services, target);
-        const context: GraphQLContext = {
-          services,
-          scope,
-          authorization: request.headers.authorization,
-          log: request.log,
-          outcome: { failed: false },
-        };
-        const computed = (body: string, status: number, headers?: Iterable<[string, string]>): ComputedResponse => ({
-          status,
-          body,
-          headers,
-          route: '/graphql',
-          tags: scope.tags,
-          cacheable: operation?.operation === 'query' && !context.outcome.failed,
-        });
-        const outcome = await direct.run({ params, document, valid, operation, operationName, accept: request.headers.accept, context });
-        if (outcome && 'body' in outcome) return computed(outcome.body, 200);
-        // Apollo answers the rest: what the direct path does not run, and the errors of what it ran.
-        if (outcome) context.execution = outcome.execution;
-        const response = await apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request), search: '', body: params },
-          context: async () => context,
-        });
-        if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
-        executionFailed = context.outcome.failed;
-        return computed(response.body.string, response.status ?? 200, response.headers);
+        executed = true;
+        const context = contextOf(request, target, undefined);
+        const { status, headers, body, failed } = await runner.run(request.raw, params, context);
+        const cacheable = operation?.operation === 'query' && status === 200 && !failed;
+        return { status, body, headers, route: '/graphql', tags: context.scope.tags, cacheable };
       };
-
+      let key = cacheKey;
+      if (cacheKey && operation && request.method !== 'POST' && services.cache.enabled) {
+        // The URL as the client spelt it names this key: the front door answers it next time.
+        const made = cacheKey();
+        lookup.alias(request.url, made, { cost: charged, operation });
+        key = () => made;
+      }
       // Queries may be answered from the cache or by another request's identical in-flight execution.
-      const served: ServedResponse = cacheKey ? await services.cache.getOrCompute(cacheKey, execute) : await execute();
-      const outcome = served.status === 200 && !executionFailed ? 'success' : 'error';
+      const served = key ? await lookup.getOrCompute(record, key, execute) : await execute();
+      if (!executed && observed && 'representations' in served) {
+        await runner.run(request.raw, params, contextOf(request, services.reads.primary, served.representations.body as string));
+      }
+      const outcome = served.status === 200 && !('body' in served && carriesErrors(served.body)) ? 'success' : 'error';
       operationMetrics.record(operation, outcome, (performance.now() - started) / 1_000);
-      return services.edge.responder.send(request, reply, served, labelForAccept(request.headers.accept));
+      return served;
     };
+
+    const handle = async (request: FastifyRequest, reply: FastifyReply, sent: GraphQLParams): Promise<FastifyReply> =>
+      writer.respond(request, reply, await answer(request, sent, performance.now()), 'graphql');
 
     app.post('/graphql', { schema: { hide: true } }, (request, reply) => handle(request, reply, (request.body ?? {}) as GraphQLParams));
     app.get('/graphql', { schema: { hide: true } }, (request, reply) => {
@@ -180,7 +126,7 @@ export function graphqlRoute(services: Services, trustedDocuments: TrustedDocume
         params = parametersOfGet(request.query as Record<string, string | string[] | undefined>);
       } catch (error) {
         if (!(error instanceof BadGetParameter)) throw error;
-        return reply.code(400).send(graphqlErrors(error.message, 'BAD_REQUEST'));
+        return writer.respond(request, reply, refused(400, error.message, 'BAD_REQUEST'), 'graphql');
       }
       return handle(request, reply, params);
     });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Lifecycle } from '../http/common-headers.js';
+import type { ResponseWriter } from '../pipeline/response-writer.js';
 
 const statusSchema = {
   type: 'object',
@@ -11,11 +12,17 @@ const statusSchema = {
  * from the moment it listens until it starts draining. Readiness asks no dependency: when
  * Postgres restarts or the pool is saturated, every pod would turn unready at once and the
  * Service would drop the cached reads they can still serve; a read they cannot serve is a fast
- * 503 with Retry-After on its own.
+ * 503 with Retry-After on its own. Their answers are fixed, so they are written as text once.
  */
-export function healthRoutes(lifecycle: Lifecycle) {
+const ALIVE = { status: 200, body: JSON.stringify({ status: 'ok' }) };
+const READY = { status: 200, body: JSON.stringify({ status: 'ready' }) };
+const DRAINING = { status: 503, body: JSON.stringify({ status: 'draining', error: 'shutting down' }) };
+
+export function healthRoutes(lifecycle: Lifecycle, writer: ResponseWriter) {
   return async (app: FastifyInstance) => {
-    app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: statusSchema } } }, async () => ({ status: 'ok' }));
+    app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: statusSchema } } }, async (request, reply) =>
+      writer.respond(request, reply, ALIVE),
+    );
 
     app.get(
       '/readyz',
@@ -25,11 +32,8 @@ export function healthRoutes(lifecycle: Lifecycle) {
           response: { 200: statusSchema, 503: statusSchema },
         },
       },
-      async (_request, reply) => {
-        if (!lifecycle.closing) return { status: 'ready' };
-        // Draining: requests on open connections are still served, new ones belong to other pods.
-        return reply.code(503).send({ status: 'draining', error: 'shutting down' });
-      },
+      // Draining: requests on open connections are still served, new ones belong to other pods.
+      async (request, reply) => writer.respond(request, reply, lifecycle.closing ? DRAINING : READY),
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
+import { restErrorBody } from './error-bodies.js';
 
 /** Node's header limit is 16 KiB; a request line over half of it is answered as a URL that is too long. */
 const LONG_REQUEST_LINE = 8 * 1024;
@@ -39,7 +40,7 @@ export function answerClientError(error: Error, socket: Socket): void {
     return;
   }
   const [status, message] = describe(error);
-  const body = JSON.stringify({ error: message });
+  const body = restErrorBody(message);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

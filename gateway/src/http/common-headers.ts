@@ -21,19 +21,9 @@ export function addCommonHeaders(headers: OutgoingHttpHeader[], requestId: strin
   return headers;
 }
 
-/**
- * The common headers on every response Fastify sends; draining starts with Fastify's close.
- * Only catalog reads say how they may be cached (cache/edge/write-catalog-read.ts): everything else — writes, errors,
- * health, metrics — is `Cache-Control: no-store`.
- */
-export function installCommonHeaders(app: FastifyInstance, lifecycle: Lifecycle): void {
+/** Draining starts with Fastify's close: from then on every response asks its client to hang up. */
+export function installDraining(app: FastifyInstance, lifecycle: Lifecycle): void {
   app.addHook('preClose', async () => {
     lifecycle.closing = true;
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const common = addCommonHeaders([], request.id, lifecycle);
-    for (let index = 0; index < common.length; index += 2) reply.header(String(common[index]), common[index + 1]);
-    if (reply.statusCode >= 400 || !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    done(null, payload);
   });
 }

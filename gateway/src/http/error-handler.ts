@@ -1,29 +1,38 @@
-import type { FastifyError, FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { ClientFacingError, ServiceUnavailableError } from '../errors.js';
 import { validationMessage } from '../validation/ajv.js';
+import { restErrorBody } from './error-bodies.js';
 import type { FailureLog } from './failure-log.js';
+
+/** An error's answer, as the response writer takes it (pipeline/response-writer.ts). */
+export interface ErrorAnswer {
+  status: number;
+  headers?: [name: string, value: string][];
+  body: string;
+}
+
+/** Writes an error's answer to a request Fastify has: the pipeline's one response writer. */
+export type RespondWithError = (request: FastifyRequest, reply: FastifyReply, answer: ErrorAnswer) => FastifyReply;
 
 /**
  * Every error leaves as `{"error": "..."}` naming the problem: our own errors with their status,
  * Fastify's (validation, malformed JSON, 413, 415…) with theirs, and only real bugs as 500s,
  * whose details stay in the log.
  */
-export function installErrorHandler(app: FastifyInstance, failures: FailureLog): void {
+export function installErrorHandler(app: FastifyInstance, failures: FailureLog, respond: RespondWithError): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ServiceUnavailableError) {
-      reply.header('retry-after', String(error.retryAfterSeconds));
-    }
+    const headers: [string, string][] | undefined =
+      error instanceof ServiceUnavailableError ? [['retry-after', String(error.retryAfterSeconds)]] : undefined;
     const status = error instanceof ClientFacingError ? error.statusCode : (error.statusCode ?? 500);
     if (status >= 500) failures.failed(status, error, { reqId: request.id, method: request.method, url: request.url });
     const message = status >= 500 && !(error instanceof ClientFacingError) ? 'internal server error' : error.message;
-    return reply
-      .code(status)
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify({ error: message }));
+    return respond(request, reply, { status, headers, body: restErrorBody(message) });
   });
 
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }));
+  app.setNotFoundHandler((request, reply) =>
+    respond(request, reply, { status: 404, body: restErrorBody(`no route ${request.method} ${request.url.split('?')[0]}`) }),
+  );
 }
 
 /**

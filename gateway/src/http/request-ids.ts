@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-/** The id of a request, as Fastify (its `genReqId`) and the hot lane both take it. */
+/** The id of a request, as the front door takes it for the request's record (Fastify's `genReqId` reads it there). */
 export type RequestIdOf = (request: IncomingMessage) => string;
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * One structured line per request Fastify handles (its default is two), carrying the request id;
  * the arrival is logged at debug level only, for following a slow request live. Answers the
- * cache's edge gives before Fastify have their own line (cache/edge/edge-responder.ts).
+ * front door gives before Fastify have their own line (pipeline/edge-accounting.ts).
  */
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 
 /**
  * The HTTP server's timeouts, set on purpose: Fastify applies its own defaults only to a server
- * it creates, and the gateway's (http/hot-lane.ts) is created by a server factory, which would
+ * it creates, and the gateway's (pipeline/front-door.ts) is created by a server factory, which would
  * leave Node's: idle keep-alive connections closed after 5 s, before any proxy in front would
  * close them itself (a request it sends on one meanwhile fails with a reset).
  */

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
  * An IP address as its 16 bytes: IPv6 as is, IPv4 in its IPv4-mapped IPv6 form (`::ffff:a.b.c.d`),
  * so one comparison serves both families and a peer reported as `::ffff:10.0.0.1` matches
  * `10.0.0.0/8`. Undefined when the text is not an address. (Node's BlockList does this too, but
- * costs ~5 µs a check: more than the hot lane spends on a whole cached answer.)
+ * costs ~5 µs a check: more than the front door spends on a whole cached answer.)
  */
 export function parseAddress(text: string): Uint8Array | undefined {
   const unzoned = text.includes('%') ? text.slice(0, text.indexOf('%')) : text;

@@ -1,19 +1,18 @@
+import { graphqlErrorBody, PROBLEM_CONTENT_TYPE, problemBody } from '../http/error-bodies.js';
 import { JSON_CONTENT_TYPE } from '../http/media-types.js';
 import type { ClientPolicy } from './limit-policies.js';
 import { COST_POLICY, REQUESTS_POLICY } from './ratelimit-fields.js';
 
-/** A 429 answer, as a route sends it or the edge writes it. */
+/** A 429 answer, as the response writer writes it. */
 export interface Refusal {
   status: 429;
-  headers: Record<string, string>;
+  headers: [name: string, value: string][];
   body: string;
 }
 
 /** The GraphQL error code of a refusal (`extensions.code`), as other gateways name it. */
 export const RATE_LIMITED_CODE = 'RATE_LIMITED';
 
-/** RFC 9457's media type: a REST refusal is a problem details object. */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** The RateLimit header fields draft's problem type for a client over its quota. */
 export const QUOTA_EXCEEDED_TYPE = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
 
@@ -35,24 +34,18 @@ function refusal(
   { policy, rateLimitField, secondsLeft }: RefusalState,
 ): Refusal {
   const body = graphql
-    ? JSON.stringify({ errors: [{ message, extensions: { code: RATE_LIMITED_CODE } }] })
-    : JSON.stringify({
-        type: QUOTA_EXCEEDED_TYPE,
-        title: 'Request quota exceeded',
-        status: 429,
-        detail: message,
-        'violated-policies': [violatedPolicy],
-      });
+    ? graphqlErrorBody(message, RATE_LIMITED_CODE)
+    : problemBody(QUOTA_EXCEEDED_TYPE, 'Request quota exceeded', 429, message, [violatedPolicy]);
   return {
     status: 429,
-    headers: {
-      'content-type': graphql ? JSON_CONTENT_TYPE : PROBLEM_CONTENT_TYPE,
-      'cache-control': 'no-store',
+    headers: [
+      ['content-type', graphql ? JSON_CONTENT_TYPE : PROBLEM_CONTENT_TYPE],
+      ['cache-control', 'no-store'],
       // The draft: Retry-After no earlier than the RateLimit reset (both: the window's end).
-      'retry-after': String(secondsLeft),
-      ratelimit: rateLimitField,
-      'ratelimit-policy': policy.field,
-    },
+      ['retry-after', String(secondsLeft)],
+      ['ratelimit', rateLimitField],
+      ['ratelimit-policy', policy.field],
+    ],
     body,
   };
 }

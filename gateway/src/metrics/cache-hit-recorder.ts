@@ -25,7 +25,7 @@ export interface CacheLookupLabels {
 }
 
 /**
- * Metrics of requests answered from the cache before any route (by the hot lane): from memory,
+ * Metrics of requests answered from the cache before any route (by the front door): from memory,
  * or from Redis on its way into memory; and the cache's lookups. A hit only appends its labels and duration, a lookup adds one to a count; the
  * prom-client updates run in one tight loop when the metrics are collected (every scrape) or
  * every MAX_PENDING hits, where they cost a fraction of what they cost one by one between socket
@@ -39,7 +39,7 @@ export class CacheHitRecorder {
   private seconds: number[] = [];
   /** Exemplars of the traced hits among them, by index. */
   private exemplars = new Map<number, TraceExemplar>();
-  /** Of those, answered from memory: each a lookup, counted apart from the rest (the hot lane's count). */
+  /** Of those, answered from memory: each a lookup, counted apart from the rest (the front door's count). */
   private memoryHits = 0;
   /** The other lookups since the last flush, by label set. */
   private lookups = new Map<CacheLookupLabels, number>();

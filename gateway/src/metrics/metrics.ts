@@ -19,7 +19,7 @@ export function createMetrics() {
   if (exemplarsKept()) (registry as Registry<RegistryContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  // Collecting the metrics the hot lane feeds folds in its pending hits first.
+  // Collecting the metrics the front door feeds folds in its pending hits first.
   const flushCacheHits = (): void => cacheHitRecorder.flush();
   const httpRequests = new Counter({
     name: 'catalog_http_requests_total',

@@ -14,9 +14,12 @@ interface ProductParams {
 const writeErrors = { 400: errorSchema, 401: errorSchema, 404: errorSchema, 413: errorSchema, 503: errorSchema };
 const bearerAuth = [{ bearerAuth: [] }];
 
+const NO_CONTENT = { status: 204, body: '' };
+
 /** Product writes behind the bearer token; each evicts what it changed from every replica's cache. */
 export function productWriteRoutes(services: Services) {
   return async (app: FastifyInstance) => {
+    const { writer } = services.pipeline;
     // Authorise before reading the body: without the token a client cannot make us parse anything.
     app.addHook('onRequest', async (request: FastifyRequest) => {
       assertWriteAllowed(request.headers.authorization, services.config.WRITE_TOKEN);
@@ -34,7 +37,9 @@ export function productWriteRoutes(services: Services) {
       },
       async (request, reply) => {
         const row = await services.writes.create(request.body);
-        return reply.code(201).send(atelierProduct(row));
+        // The serializer of the status the answer has: the route's 201 schema.
+        const body = reply.code(201).serialize(atelierProduct(row)) as string;
+        return writer.respond(request, reply, { status: 201, body });
       },
     );
 
@@ -49,11 +54,11 @@ export function productWriteRoutes(services: Services) {
           response: { 200: productSchema, ...writeErrors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const id = parseProductId(request.params.product_id);
         const row = await services.writes.update(id, request.body);
         if (!row) throw new NotFoundError(`product ${id} not found`);
-        return atelierProduct(row);
+        return writer.respond(request, reply, { status: 200, body: reply.serialize(atelierProduct(row)) as string });
       },
     );
 
@@ -70,7 +75,7 @@ export function productWriteRoutes(services: Services) {
       async (request, reply) => {
         const id = parseProductId(request.params.product_id);
         if (!(await services.writes.delete(id))) throw new NotFoundError(`product ${id} not found`);
-        return reply.code(204).send();
+        return writer.respond(request, reply, NO_CONTENT);
       },
     );
   };

@@ -33,7 +33,7 @@ export type CacheOutcome = 'memory_hit' | 'redis_hit' | 'miss';
 /**
  * The server's request listener, tracing the requests the sampler picks: each gets a server span
  * (continuing the caller's trace when it sends `traceparent`), the `traceresponse` header, and a
- * context that everything it runs inherits (the hot lane, Fastify's hooks and routes, the body's
+ * context that everything it runs inherits (the front door, Fastify's hooks and routes, the body's
  * stream events). The listener runs untouched for every other request, and is returned as it is
  * when tracing is off.
  */

@@ -73,6 +73,8 @@ interface CostShape {
   /** Tells documents apart in the remembered costs' keys (a document's text may be long). */
   serial: number;
   variables: string[];
+  /** With no cost variables, each operation's one cost, by name ('' for the only one): no key to make per request. */
+  fixed: Map<string, number>;
 }
 
 /**
@@ -95,8 +97,7 @@ export class ComplexityLimit {
    * The error answering an operation that costs more than the limit (a 400), or undefined. An
    * operation whose variables cannot be costed passes: execution rejects them next, naming the variable.
    */
-  check(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): GraphQLError | undefined {
-    const cost = this.cost(document, operationName, variables);
+  refusal(cost: number | undefined): GraphQLError | undefined {
     if (cost === undefined || cost <= this.maxComplexity) return undefined;
     return new GraphQLError(`query complexity ${cost} exceeds the limit of ${this.maxComplexity}`, {
       extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } },
@@ -114,7 +115,15 @@ export class ComplexityLimit {
 
   private costOf(document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>): number {
     let shape = this.shapes.get(document);
-    if (!shape) this.shapes.set(document, (shape = { serial: ++this.documentsSeen, variables: costVariables(document) }));
+    if (!shape) this.shapes.set(document, (shape = { serial: ++this.documentsSeen, variables: costVariables(document), fixed: new Map() }));
+    if (shape.variables.length === 0) {
+      let cost = shape.fixed.get(operationName ?? '');
+      if (cost === undefined) {
+        cost = getComplexity({ schema: this.schema, query: document, variables, operationName, estimators: [estimateCost] });
+        shape.fixed.set(operationName ?? '', cost);
+      }
+      return cost;
+    }
     const key = JSON.stringify([shape.serial, operationName ?? null, shape.variables.map((name) => variables[name] ?? null)]);
     let cost = this.costs.get(key);
     if (cost === undefined) {
@@ -125,14 +134,18 @@ export class ComplexityLimit {
   }
 }
 
-/** Rejects operations costing more than the limit with a 400 before anything runs. */
+/**
+ * Rejects operations costing more than the limit with a 400 before anything runs. The cost is the
+ * one the route computed for the same document and variables (on the request's record), so an
+ * operation is costed once.
+ */
 export function complexityLimitPlugin(limit: ComplexityLimit): ApolloServerPlugin<GraphQLContext> {
-  // One listener for every request: the costs it remembers are the limit's, not a request's.
+  // One listener for every request: it keeps no per-request state.
   const listener: GraphQLRequestListener<GraphQLContext> = {
-    async didResolveOperation({ request, document, operation }) {
+    async didResolveOperation({ operation, contextValue }) {
       // No operation to run: the operation guard answers 400 (costing would sum every operation).
       if (!operation) return;
-      const error = limit.check(document, request.operationName ?? undefined, request.variables ?? {});
+      const error = limit.refusal(contextValue.record.cost);
       if (error) throw error;
     },
   };

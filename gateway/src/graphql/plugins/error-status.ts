@@ -10,7 +10,6 @@ import type { GraphQLContext } from '../context.js';
 const setErrorStatus: GraphQLRequestListener<GraphQLContext> = {
   async willSendResponse({ errors, response, contextValue }) {
     if (!errors?.length) return;
-    contextValue.outcome.failed = true;
     for (const error of errors) {
       const cause = unexpectedCause(error);
       if (cause) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
