@@ -11,8 +11,8 @@ import {
   graphql,
   startGateway,
   startListeningGateway,
+  seedBeforeGatewaysStart,
   testRedisUrl,
-  withClient,
 } from './support/gateway.js';
 import { scrapeMetrics } from '../../scripts/test/metrics.js';
 
@@ -329,11 +329,12 @@ describe('HTTP caching across two replicas sharing Redis', () => {
   let second: FastifyInstance;
   before(async () => {
     const databaseUrl = await createFixtureDatabase();
-    // Written to the database before the replicas start, not through one of them: a replica
-    // stores a response in Redis only once it has heard of every write before it read it, and a
-    // write's invalidation reaches the writer itself asynchronously (first read after the write
-    // racing it, the first replica kept the body to itself and the second read Postgres).
-    BIG = await withClient(databaseUrl, async (client) => {
+    // Written to the database before the replicas start, as part of the catalog, not through one
+    // of them nor as a captured change: a replica stores a response in Redis only once it has
+    // heard of every write before it read it, and a write's invalidation reaches even the writer
+    // asynchronously (racing the first read, the first replica kept the body to itself, or its
+    // Redis copy was invalidated, and the second read Postgres).
+    BIG = await seedBeforeGatewaysStart(databaseUrl, async (client) => {
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO catalog.products (name, description) VALUES ('Big Parka', $1) RETURNING id`,
         [BIG_DESCRIPTION],

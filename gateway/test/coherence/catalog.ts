@@ -1,8 +1,7 @@
 // The catalog a coherence run reads and writes: products whose slogans say which write they
 // came from, so every value a read returns names its version.
-import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
-import { createCatalog, withClient } from '../support/gateway.js';
+import { createCatalog, seedBeforeGatewaysStart, withClient } from '../support/gateway.js';
 
 /** The slogan a writer gives `product` at `version`: unique per write, so a read names the write it saw. */
 export const versionedSlogan = (product: number, version: number, writer: string): string =>
@@ -24,7 +23,9 @@ export async function createCoherenceCatalog(
   const databaseUrl = emptyDatabaseUrl ?? (await createTestDatabase('coherence'));
   await createCatalog(databaseUrl);
   const ids = Array.from({ length: products }, (_, index) => index + 1);
-  await withClient(databaseUrl, async (client) => {
+  // The seed is the catalog a loader swapped in, not a change to it (entries left in the change
+  // log would be announced once gateways start, evicting every product while a run warms up).
+  await seedBeforeGatewaysStart(databaseUrl, async (client) => {
     await client.query('SET search_path TO catalog');
     await client.query(
       `INSERT INTO products (id, name, slogan, description, category, default_price)
@@ -43,10 +44,6 @@ export async function createCoherenceCatalog(
         [heavy.products, heavy.features],
       );
     }
-    // The seed is the catalog a loader swapped in, not a change to it: a loader writes it before
-    // capture is installed (createCatalog), so nothing of it waits in the log. Left there, its
-    // entries would be announced once gateways start, evicting every product while a run warms up.
-    await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
   });
   return databaseUrl;
 }

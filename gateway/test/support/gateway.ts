@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { createCatalogSchema, installChangeCapture, SERVING_SCHEMA } from '@catalog/contract';
+import { CHANGE_LOG_TABLE, createCatalogSchema, installChangeCapture, SERVING_SCHEMA } from '@catalog/contract';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { GroupProcess } from '../../../scripts/test/process.js';
@@ -36,6 +36,20 @@ export async function createCatalog(databaseUrl: string, seedSql = ''): Promise<
     await client.query('BEGIN');
     await installChangeCapture(client, SERVING_SCHEMA);
     await client.query('COMMIT');
+  });
+}
+
+/**
+ * Runs `work` on `databaseUrl` as part of the catalog a loader swapped in, not as a change to it:
+ * what it writes leaves nothing in the change log. Left there, its entries would be announced by
+ * the first gateway to start, racing the test's first reads (a body cached by one gateway
+ * invalidated before the other reads it).
+ */
+export async function seedBeforeGatewaysStart<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withClient(databaseUrl, async (client) => {
+    const result = await work(client);
+    await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
+    return result;
   });
 }
 
