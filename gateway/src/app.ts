@@ -33,8 +33,17 @@ import { serverTimeouts } from './http/server-timeouts.js';
 import { installValidators } from './http/validators.js';
 import { installHttpMetrics } from './metrics/http-metrics.js';
 import { createClientLimits } from './limits/client-limits.js';
-import { coherenceReportInto, createMetrics, edgePurgeReportInto, observePools, redisReportInto } from './metrics/metrics.js';
-import { createReadTargetCounters, observeReadTargets } from './metrics/read-target-metrics.js';
+import {
+  cacheReportInto,
+  coherenceReportInto,
+  createMetrics,
+  edgePurgeReportInto,
+  limitsReportInto,
+  observePools,
+  observeReadTargets,
+  readTargetReportInto,
+  redisReportInto,
+} from './metrics/metrics.js';
 import { MetricsListener } from './metrics/metrics-listener.js';
 import { createSharedBatchers, type BatchObserver } from './loaders/shared-batchers.js';
 import { ProductPager } from './paging/product-pager.js';
@@ -87,12 +96,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   }
   const metrics = createMetrics();
   // The primary, and the streaming replicas reads may use: a pool, batchers and repositories each.
-  const readCounters = createReadTargetCounters(metrics.registry, targetNames(config));
+  const readReport = readTargetReportInto(metrics, targetNames(config));
   const observeBatch: BatchObserver = (loader, size) => metrics.dataloaderBatchSize.observe({ loader }, size);
   const reads = createReadTargets(
     { ...config, DATABASE_URL: config.DATABASE_URL },
     {
-      counters: readCounters,
+      report: readReport,
       readersOf: (db) => {
         const repositories = createRepositories(db);
         return { repositories, batchers: createSharedBatchers(repositories, observeBatch) };
@@ -102,7 +111,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     },
   );
   observePools(metrics, [reads.primary.db, ...reads.replicas.map((replica) => replica.db)]);
-  observeReadTargets(metrics.registry, reads, config.DATABASE_READ_MAX_LAG_MS);
+  observeReadTargets(metrics, reads, config.DATABASE_READ_MAX_LAG_MS);
   const { db, repositories } = reads.primary;
   // What happens to the catalog (writes, catalog swaps, changes heard from other replicas):
   // the response cache and the pager each subscribe.
@@ -125,14 +134,21 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     events,
     redis,
     reads,
-    onFallback: (reason) => readCounters.fallback(reason),
+    onFallback: (reason) => readReport.fallback(reason),
     writeWaitMs: config.REDIS_WRITE_WAIT_MS,
     versionTtlMs: tagVersionTtlMs(config.CACHE_TTL_SECONDS),
     report: coherenceReportInto(metrics),
     logger,
     edgePurger,
   });
-  const cache = createCache(config, { events, coherence, redis, metrics, logger, sharedCachesPurged: edgePurger.purging });
+  const cache = createCache(config, {
+    events,
+    coherence,
+    redis,
+    report: cacheReportInto(metrics),
+    logger,
+    sharedCachesPurged: edgePurger.purging,
+  });
   await coherence.joined(JOIN_TIMEOUT_MS);
   const catalogSwaps = listenForCatalogSwaps(config.DATABASE_URL, events, logger);
   // Every change, the gateway's writes and those captured from Postgres, is purged from the shared caches once it is through.
@@ -151,7 +167,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const lifecycle: Lifecycle = { closing: false };
   const requestIdOf = createRequestIds();
   const cors = new CorsPolicy(config.CORS_ORIGINS, config.CORS_CREDENTIALS);
-  const limits = createClientLimits(config, redis, metrics.registry, logger);
+  const limits = createClientLimits(config, redis, limitsReportInto(metrics), logger);
   const lookup = new CacheLookup(cache);
   const writer = new ResponseWriter(lifecycle, cors);
   const frontDoor = new FrontDoor(lookup, writer, new EdgeAccounting(metrics, logger), requestIdOf, limits);

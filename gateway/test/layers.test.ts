@@ -38,10 +38,6 @@ const UPWARD: Readonly<Record<string, string>> = {
     'types only: a ReadTarget names the batchers its reads go through (app.ts builds them); a target generic in them touches every reader',
   'db/read-targets.ts -> repository/index.ts':
     'types only: a ReadTarget names the repositories its reads go through (app.ts builds them), as for the batchers',
-  'cache/create-cache.ts -> metrics/metrics.ts': 'passes the metrics on to the response cache, below',
-  'cache/response-cache.ts -> metrics/metrics.ts':
-    'the response cache counts its lookups and shared stores into the metrics it is given; left while its single-flight is reworked',
-  'cache/response-cache.ts -> metrics/cache-hit-recorder.ts': 'the lookup labels (CACHE_LOOKUPS), for the same reason',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Coherence } from '../coherence/coherence.js';
 import type { Config } from '../config.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { CacheReport } from './cache-report.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
@@ -22,14 +22,14 @@ export function createCache(
     events,
     coherence,
     redis,
-    metrics,
+    report,
     logger,
     sharedCachesPurged,
   }: {
     events: CatalogEvents;
     coherence: Coherence;
     redis?: SharedRedis;
-    metrics: Metrics;
+    report: CacheReport;
     logger: Logger;
     /** Whether every change purges the shared caches (a purge target is configured): then they may keep responses `s-maxage`. */
     sharedCachesPurged: boolean;
@@ -58,7 +58,7 @@ export function createCache(
     coherence,
     readOn: (compute) => coherence.readOn(compute),
     events,
-    metrics,
+    report,
     logger,
     redisFailed: redis?.failed ?? (() => {}),
   });

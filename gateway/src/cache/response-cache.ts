@@ -4,9 +4,8 @@ import type { Coherence } from '../coherence/coherence.js';
 import type { ReadTarget } from '../db/read-targets.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
-import { CACHE_LOOKUPS } from '../metrics/cache-hit-recorder.js';
-import type { Metrics } from '../metrics/metrics.js';
 import { traceRedisLookup } from '../telemetry/cache-lookups.js';
+import type { CacheReport } from './cache-report.js';
 import type { CachedRoute } from './cached-routes.js';
 import type { CacheEntry } from './entry.js';
 import { MemoryEntry, type MemoryStore } from './memory-store.js';
@@ -53,7 +52,7 @@ export interface ResponseCacheOptions {
   readOn: (compute: Computation) => Promise<ComputedResponse>;
   /** What the cache forgets: writes (about to commit, and committed), catalog swaps, missed changes. */
   events: CatalogEvents;
-  metrics: Metrics;
+  report: CacheReport;
   logger: Logger;
   redisFailed: RedisFailureReport;
 }
@@ -122,8 +121,8 @@ export class ResponseCache {
    * Redis failure is counted and reads as a miss.
    */
   async sharedEntry(key: string): Promise<MemoryEntry | undefined> {
-    const { memory, redis, metrics, coherence } = this.options;
-    metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS.memory.miss);
+    const { memory, redis, report, coherence } = this.options;
+    report.lookup('memory', 'miss');
     if (!redis || !this.enabled) return undefined;
     const readAt = memory.epoch;
     const leaseHeld = coherence.leaseHeld;
@@ -133,7 +132,7 @@ export class ResponseCache {
     } catch (error) {
       this.options.redisFailed('get', error);
     }
-    metrics.cacheHitRecorder.countLookup(shared ? CACHE_LOOKUPS.redis.hit : CACHE_LOOKUPS.redis.miss);
+    report.lookup('redis', shared ? 'hit' : 'miss');
     if (!shared) return undefined;
     // Redis holds the body as is, with its ETag: this replica encodes it once, on its way into memory.
     const entry = new MemoryEntry(shared, this.options.encoder.encode(shared.body, shared.etag, shared.tags));
@@ -200,7 +199,7 @@ export class ResponseCache {
       const shared = await this.sharedEntry(key);
       return shared && catalogRead(shared);
     }
-    this.options.metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS.memory.hit);
+    this.options.report.lookup('memory', 'hit');
     return catalogRead(local);
   }
 
@@ -244,11 +243,11 @@ export class ResponseCache {
    * never read the entry back. Failures are counted like every other Redis failure.
    */
   private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition): void {
-    const { redis, metrics } = this.options;
+    const { redis, report } = this.options;
     if (!redis) return;
     const write = redis
       .store(key, entry, readAt)
-      .then((result) => metrics.cacheSharedStores.inc({ result }))
+      .then((result) => report.sharedStore(result))
       .catch((error) => this.options.redisFailed('set', error))
       .finally(() => this.pendingWrites.delete(write));
     this.pendingWrites.add(write);

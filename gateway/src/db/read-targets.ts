@@ -38,8 +38,8 @@ export type ReadFallback = 'none_in_rotation' | StatementFallback | ReplicaReadF
 /** What failed on a target: a statement, an idle pooled connection, a position poll. */
 export type TargetFailure = 'statement' | 'connection' | 'poll';
 
-/** What the targets count (metrics/read-target-metrics.ts keeps the counters). */
-export interface ReadTargetCounters {
+/** What the targets report (metrics/metrics.ts counts it). */
+export interface ReadTargetReport {
   statement(target: string): void;
   failure(target: string, failed: TargetFailure): void;
   fallback(reason: ReadFallback): void;
@@ -134,7 +134,7 @@ export class ReadTargets {
   constructor(
     readonly primary: PrimaryTarget,
     readonly replicas: readonly ReplicaTarget[],
-    private readonly counters: ReadTargetCounters,
+    private readonly report: ReadTargetReport,
     private readonly closers: (() => Promise<void>)[],
   ) {}
 
@@ -156,7 +156,7 @@ export class ReadTargets {
     }
     this.turn = (this.turn + 1) % count;
     if (best) return best;
-    this.counters.fallback('none_in_rotation');
+    this.report.fallback('none_in_rotation');
     return this.primary;
   }
 
@@ -166,7 +166,7 @@ export class ReadTargets {
 }
 
 export interface ReadTargetDependencies {
-  counters: ReadTargetCounters;
+  report: ReadTargetReport;
   readersOf: ReadersOf;
   onAdmissionReject: DatabaseOptions['onAdmissionReject'];
   logger: Logger;
@@ -179,7 +179,7 @@ export function targetNames(config: Pick<Config, 'DATABASE_READ_URLS'>): string[
 
 /** The targets of DATABASE_URL and DATABASE_READ_URLS, each polled from now on until `close()`. */
 export function createReadTargets(config: Config & { DATABASE_URL: string }, deps: ReadTargetDependencies): ReadTargets {
-  const { counters, logger } = deps;
+  const { report, logger } = deps;
   const closers: (() => Promise<void>)[] = [];
   const poolOptions = (name: string, url: string): DatabaseOptions => ({
     name,
@@ -190,11 +190,11 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     maxQueue: config.DB_QUEUE_MAX,
     maxQueueWaitMs: config.DB_QUEUE_MAX_WAIT_MS,
     onAdmissionReject: deps.onAdmissionReject,
-    onUnavailable: (failed) => counters.failure(name, failed),
+    onUnavailable: (failed) => report.failure(name, failed),
     logger,
   });
   const counted = <D extends Database>(db: D): D => {
-    db.statements.on('statement', () => counters.statement(db.name));
+    db.statements.on('statement', () => report.statement(db.name));
     closers.push(() => db.close());
     return db;
   };
@@ -219,7 +219,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     }),
   );
   const position = new PrimaryPosition(monitor(config.DATABASE_URL), (error) => {
-    counters.failure('primary', 'poll');
+    report.failure('primary', 'poll');
     logger.debug({ target: 'primary', err: error }, "cannot read the primary's WAL position");
   });
   // Its history only measures replicas' lag: without replicas the primary is not polled.
@@ -231,7 +231,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     const health = new ReplicaHealth(position.history, config.DATABASE_READ_MAX_LAG_MS);
     const failed = (what: TargetFailure) => {
       health.failed(performance.now());
-      counters.failure(name, what);
+      report.failure(name, what);
     };
     const db = counted(
       new ReplicaDatabase({
@@ -240,7 +240,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
         onUnavailable: failed,
         primary: primaryDb,
         inRotation: () => health.inRotation(performance.now()),
-        onFallback: (reason) => counters.fallback(reason),
+        onFallback: (reason) => report.fallback(reason),
       }),
     );
     const connection = monitor(url);
@@ -268,7 +268,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
     });
     return new ReplicaTarget(db, health, deps.readersOf);
   });
-  return new ReadTargets(primary, replicas, counters, closers);
+  return new ReadTargets(primary, replicas, report, closers);
 }
 
 const noop = () => undefined;

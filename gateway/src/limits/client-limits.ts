@@ -1,13 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import type { Config } from '../config.js';
 import { ClientIdentities, type Client } from './client-identity.js';
 import { NetworkSet } from './ip-networks.js';
 import { LimitPolicies, type ClientPolicy } from './limit-policies.js';
 import { costRefusal, requestsRefusal, type Refusal } from './limit-refusals.js';
-import { createLimitsMetrics, type LimitsMetrics } from './limits-metrics.js';
+import type { LimitsReport } from './limits-report.js';
 import { COST_POLICY, limitItem, REQUESTS_POLICY, type PolicyName } from './ratelimit-fields.js';
 import { RedisCounterSync } from './redis-sync.js';
 import { WindowCounters, type ClientUsage } from './window-counters.js';
@@ -63,8 +62,13 @@ const LONGEST_UNLIMITED_PATH = Math.max(...[...UNLIMITED_PATHS].map((path) => pa
  */
 const FIELDS_FROM_SHARE_USED = 0.5;
 
-export function createClientLimits(config: Config, redis: SharedRedis | undefined, registry: Registry, logger: Logger): ClientLimits {
-  return config.RATE_LIMIT_ENABLED ? new WindowLimits(config, redis, registry, logger) : UNLIMITED;
+export function createClientLimits(
+  config: Config,
+  redis: SharedRedis | undefined,
+  report: LimitsReport,
+  logger: Logger,
+): ClientLimits {
+  return config.RATE_LIMIT_ENABLED ? new WindowLimits(config, redis, report, logger) : UNLIMITED;
 }
 
 /**
@@ -77,13 +81,11 @@ class WindowLimits implements ClientLimits {
   private readonly identities: ClientIdentities;
   private readonly counters: WindowCounters;
   private readonly windowSeconds: number;
-  private readonly metrics: LimitsMetrics;
   private readonly sync: RedisCounterSync | undefined;
   constructor(
     config: Config,
     redis: SharedRedis | undefined,
-    /** Where the limits' own metrics (limits-metrics.ts) are registered. */
-    registry: Registry,
+    private readonly report: LimitsReport,
     private readonly logger: Logger,
   ) {
     this.windowSeconds = config.RATE_LIMIT_WINDOW_SECONDS;
@@ -99,8 +101,8 @@ class WindowLimits implements ClientLimits {
       new NetworkSet(config.RATE_LIMIT_TRUSTED_PROXIES),
     );
     this.counters = new WindowCounters(this.windowSeconds * 1_000);
-    this.metrics = createLimitsMetrics(registry, () => this.counters.size);
-    this.sync = redis && new RedisCounterSync(redis, this.counters, config.RATE_LIMIT_SYNC_MS, this.metrics, logger);
+    report.counting(() => this.counters.size);
+    this.sync = redis && new RedisCounterSync(redis, this.counters, config.RATE_LIMIT_SYNC_MS, report, logger);
     if (!redis) logger.info('rate limits: no REDIS_URL, so each replica counts its own requests');
   }
 
@@ -168,7 +170,7 @@ class WindowLimits implements ClientLimits {
 
   /** Counts a refusal; logs a client's first one in a window (an address is logged, a key or token never). */
   private refused(client: Client, clientPolicy: ClientPolicy, usage: ClientUsage, policy: PolicyName): void {
-    this.metrics.limited.inc({ ...clientPolicy.labels, policy });
+    this.report.limited(clientPolicy.labels, policy);
     if (usage.refusalLogged) return;
     usage.refusalLogged = true;
     this.logger.info(

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { isCircuitOpen } from '../redis/breaker.js';
 import { redisClientUsageKey } from '../redis/keys.js';
-import type { LimitsMetrics } from './limits-metrics.js';
+import type { LimitsReport } from './limits-report.js';
 import type { ClientUsage, TouchedUsages, WindowCounters } from './window-counters.js';
 
 /** Clients per script call: one call runs atomically in Redis, so a long list is split. */
@@ -29,7 +29,7 @@ export class RedisCounterSync {
     private readonly redis: SharedRedis,
     private readonly counters: WindowCounters,
     intervalMs: number,
-    private readonly metrics: LimitsMetrics,
+    private readonly report: LimitsReport,
     private readonly logger: Logger,
   ) {
     this.timer = setInterval(() => void this.sync(), intervalMs).unref();
@@ -67,13 +67,13 @@ export class RedisCounterSync {
       usages.forEach((usage: ClientUsage, index) =>
         this.counters.applyOthers(window, usage, { requests: others[2 * index]!, cost: others[2 * index + 1]! }),
       );
-      this.metrics.syncs.inc({ result: 'ok' });
+      this.report.synced('ok');
       if (this.failing) this.logger.info('rate limits: Redis answers again; counting across replicas');
       this.failing = false;
     } catch (error) {
       this.counters.retouch(batch);
       const skipped = isCircuitOpen(error);
-      this.metrics.syncs.inc({ result: skipped ? 'skipped' : 'failed' });
+      this.report.synced(skipped ? 'skipped' : 'failed');
       if (!this.failing)
         this.logger.warn({ err: error }, 'rate limits: Redis unavailable; each replica counts its own requests until it is back');
       this.failing = true;

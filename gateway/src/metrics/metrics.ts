@@ -1,13 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type RegistryContentType } from 'prom-client';
 import type pg from 'pg';
-import { CacheHitRecorder } from './cache-hit-recorder.js';
+import type { CacheReport } from '../cache/cache-report.js';
+import { CACHE_LOOKUPS, CacheHitRecorder } from './cache-hit-recorder.js';
 import { exemplarsKept } from './exemplars.js';
 import type { CoherenceReport } from '../coherence/coherence.js';
 import type { CircuitState, RedisReport } from '../redis/breaker.js';
 import type { PurgeQueueReports } from '../cdn/purge-queue.js';
+import type { ReadFallback, ReadTargetReport, ReadTargets, TargetFailure } from '../db/read-targets.js';
+import type { LimitsReport } from '../limits/limits-report.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
+const READ_FALLBACKS: ReadFallback[] = ['none_in_rotation', 'left_rotation', 'replica_failed', 'behind_writes', 'no_lease'];
+const TARGET_FAILURES: TargetFailure[] = ['statement', 'connection', 'poll'];
 
 /**
  * Every metric the gateway exposes, in its own registry (tests run several gateways in one
@@ -171,6 +176,39 @@ export function createMetrics() {
       labelNames: ['target'] as const,
       registers,
     }),
+    dbStatements: new Counter({
+      name: 'catalog_db_statements_total',
+      help: 'SQL statements sent, by database target (primary, replica-1, …); a statement a replica could not serve counts there and again on the primary',
+      labelNames: ['target'] as const,
+      registers,
+    }),
+    dbTargetFailures: new Counter({
+      name: 'catalog_db_target_failures_total',
+      help: 'Failures of a database target that say it is down, unreachable or stalled, by target and by what failed: a statement, an idle pooled connection, a WAL position poll',
+      labelNames: ['target', 'operation'] as const,
+      registers,
+    }),
+    dbReplicaFallbacks: zeroed(
+      new Counter({
+        name: 'catalog_db_replica_fallbacks_total',
+        help: 'Reads sent to the primary instead of a replica, by reason: none_in_rotation (a request given the primary, per request), left_rotation (a statement whose replica left the rotation after it was picked), replica_failed (a statement re-run on the primary after its replica failed it), behind_writes (a response read again on the primary: its replica had not replayed a write it depends on, or failed it), no_lease (a request made while this process held no coherence lease, per request)',
+        labelNames: ['reason'] as const,
+        registers,
+      }),
+      READ_FALLBACKS,
+    ),
+    rateLimited: new Counter({
+      name: 'catalog_rate_limited_requests_total',
+      help: 'Requests refused with 429 because the client was over its limit, by client class (api-key, bearer, ip), configured client name and policy (requests, graphql-cost)',
+      labelNames: ['client_class', 'client', 'policy'] as const,
+      registers,
+    }),
+    rateLimitSyncs: new Counter({
+      name: 'catalog_rate_limit_syncs_total',
+      help: "Syncs of this replica's rate-limit counts with Redis by result: ok, failed (Redis did not answer in time or refused), skipped (circuit open)",
+      labelNames: ['result'] as const,
+      registers,
+    }),
     dataloaderBatchSize: new Histogram({
       name: 'catalog_dataloader_batch_size',
       help: 'Keys per DataLoader batch, by loader',
@@ -191,6 +229,14 @@ function zeroed<Label extends string>(counter: Counter<Label>, values: readonly 
 
 /** Gauge values of catalog_redis_circuit_state. */
 const CIRCUIT_STATE: Record<CircuitState, number> = { closed: 0, open: 1, halfOpen: 2 };
+
+/** The response cache's lookups (batched with the front door's hits) and shared stores into these metrics. */
+export function cacheReportInto(metrics: Metrics): CacheReport {
+  return {
+    lookup: (backend, result) => metrics.cacheHitRecorder.countLookup(CACHE_LOOKUPS[backend][result]),
+    sharedStore: (result) => metrics.cacheSharedStores.inc({ result }),
+  };
+}
 
 /** Redis's failures and circuit, as the redis layer reports them, into these metrics. */
 export function redisReportInto(metrics: Metrics): RedisReport {
@@ -223,6 +269,37 @@ export function edgePurgeReportInto(metrics: Metrics, targets: readonly string[]
     request: (target, result) => metrics.edgePurgeRequests.inc({ target, result }),
     latency: (target, seconds) => metrics.edgePurgeLatency.observe({ target }, seconds),
     overflow: (target) => metrics.edgePurgeOverflows.inc({ target }),
+  };
+}
+
+/**
+ * The database targets' statements, failures and fallbacks into these metrics; every target's
+ * failure series starts at 0 (the names come from the configuration: a bounded label).
+ */
+export function readTargetReportInto(metrics: Metrics, targetNames: readonly string[]): ReadTargetReport {
+  for (const target of targetNames) for (const operation of TARGET_FAILURES) metrics.dbTargetFailures.inc({ target, operation }, 0);
+  const statementsOf = new Map(targetNames.map((target) => [target, metrics.dbStatements.labels(target)]));
+  return {
+    statement: (target) => statementsOf.get(target)?.inc(),
+    failure: (target, operation) => metrics.dbTargetFailures.inc({ target, operation }),
+    fallback: (reason) => metrics.dbReplicaFallbacks.inc({ reason }),
+  };
+}
+
+/** The rate limits' refusals, syncs and clients counted into these metrics. */
+export function limitsReportInto(metrics: Metrics): LimitsReport {
+  return {
+    limited: (labels, policy) => metrics.rateLimited.inc({ ...labels, policy }),
+    synced: (result) => metrics.rateLimitSyncs.inc({ result }),
+    counting: (clients) =>
+      new Gauge({
+        name: 'catalog_rate_limit_clients',
+        help: 'Clients this replica has counted in the current rate-limit window',
+        registers: [metrics.registry],
+        collect() {
+          this.set(clients());
+        },
+      }),
   };
 }
 
@@ -260,6 +337,49 @@ export function observePools(metrics: Metrics, targets: readonly { name: string;
     registers: [metrics.registry],
     collect() {
       for (const { name: target, pool } of targets) this.set({ target }, pool.waitingCount);
+    },
+  });
+}
+
+/** The database targets' replay lag and rotation, read at scrape time. */
+export function observeReadTargets(metrics: Metrics, targets: ReadTargets, maxLagMs: number): void {
+  const registers = [metrics.registry];
+  new Gauge({
+    name: 'catalog_db_replay_lag_seconds',
+    help: 'How long ago the primary was at the position the target has replayed to (0: it has everything the primary wrote; the primary is always 0)',
+    labelNames: ['target'] as const,
+    registers,
+    collect() {
+      const now = performance.now();
+      this.set({ target: targets.primary.name }, 0);
+      for (const replica of targets.replicas) {
+        const lagMs = replica.health.lagMs(now);
+        if (lagMs !== undefined) this.set({ target: replica.name }, lagMs / 1_000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'catalog_db_replay_lag_bound_seconds',
+    help: 'DATABASE_READ_MAX_LAG_MS: a replica lagging more leaves the rotation',
+    registers,
+    collect() {
+      this.set(maxLagMs / 1_000);
+    },
+  });
+  new Gauge({
+    name: 'catalog_db_in_rotation',
+    help: 'Whether reads that may use a replica are sent to the target: 1 for each replica in the rotation; 1 for the primary when no replica is (or none is configured)',
+    labelNames: ['target'] as const,
+    registers,
+    collect() {
+      const now = performance.now();
+      let replicasIn = 0;
+      for (const replica of targets.replicas) {
+        const inRotation = replica.inRotation(now);
+        if (inRotation) replicasIn += 1;
+        this.set({ target: replica.name }, inRotation ? 1 : 0);
+      }
+      this.set({ target: targets.primary.name }, replicasIn === 0 ? 1 : 0);
     },
   });
 }
