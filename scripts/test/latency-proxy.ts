@@ -1,13 +1,16 @@
-// A TCP proxy on loopback that can slow what a server sends: latency, and a bandwidth cap per
-// connection, between a client (the gateway) and a real server (Postgres), switched on and off
-// while both run, without either knowing. Each connection's bytes keep their order; only their
-// arrival is late (a large answer later than a small one, as on a congested link).
+// A TCP proxy on loopback that can slow what a server sends, and optionally what the client
+// sends it: latency, and a bandwidth cap per connection, between a client (the gateway) and a real
+// server (Postgres, Redis), switched on and off while both run, without either knowing. Each
+// connection's bytes keep their order in each direction; only their arrival is late (a large
+// answer later than a small one, as on a congested link).
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface LinkSpeed {
   latencyMs: number;
   bytesPerSecond?: number;
+  /** Whether what the client sends (its commands, its statements) is late too; else only the server's replies are. */
+  requests?: boolean;
 }
 
 export interface LatencyProxy {
@@ -38,26 +41,39 @@ export async function startLatencyProxy(target: { host: string; port: number }):
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
-    // One chain per connection: a chunk waits for the one before it, so order is kept.
+    const replies = forward(upstream, client, () => link);
+    const requests = forward(client, upstream, () => (link.requests ? link : { latencyMs: 0 }));
+    upstream.on('end', () => void replies.drained().then(() => client.end()));
+    client.on('end', () => void requests.drained().then(() => upstream.end()));
+  });
+  /** Carries `from`'s chunks to `to` at the link's speed at the time each arrived. */
+  function forward(from: Socket, to: Socket, speed: () => LinkSpeed): { drained(): Promise<void> } {
+    // One chain per direction of a connection: a chunk waits for the one before it, so order is kept.
     let chain = Promise.resolve();
     let linkFreeAt = 0;
-    upstream.on('data', (chunk: Buffer) => {
+    from.on('data', (chunk: Buffer) => {
       // Due its latency after it arrived, then as long as the link takes to carry it after the one before.
-      const { latencyMs, bytesPerSecond } = link;
+      const { latencyMs, bytesPerSecond } = speed();
       const sendMs = bytesPerSecond ? (chunk.length * 1_000) / bytesPerSecond : 0;
+      if (latencyMs === 0 && sendMs === 0 && performance.now() >= linkFreeAt) {
+        // Nothing held back: passed at once, unless an earlier chunk still waits.
+        chain = chain.then(() => {
+          if (!to.destroyed) to.write(chunk);
+        });
+        return;
+      }
       const dueAt = Math.max(performance.now() + latencyMs, linkFreeAt) + sendMs;
       linkFreeAt = dueAt;
-      if (latencyMs > 0 || sendMs > 0) delayedChunks += 1;
+      delayedChunks += 1;
       chain = chain.then(async () => {
         const waitMs = dueAt - performance.now();
         if (waitMs > 0) await sleep(waitMs);
-        if (!client.destroyed) client.write(chunk);
+        if (!to.destroyed) to.write(chunk);
       });
     });
-    upstream.on('end', () => void chain.then(() => client.end()));
-    client.on('end', () => upstream.end());
-  });
+    return { drained: () => chain };
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,

@@ -86,7 +86,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
     });
   });
 
-  describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, one gateway hearing Redis late, gateways paused like a GC', () => {
+  describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, one gateway hearing Redis late (and heard late by it), gateways paused like a GC', () => {
     let redis: RedisServer;
     let latency: LatencyProxy;
     let redisLatency: LatencyProxy;
@@ -123,11 +123,14 @@ describe('coherence under the environment: what the argument assumes, varied', {
           'gateway paused',
           'redis slowed for one gateway',
           'postgres slowed',
+          'redis slowed both ways for one gateway',
+          'gateway paused',
+          'redis slowed both ways for one gateway',
         ],
         gateways,
         targets: { latency, redisLatency },
         databaseUrl,
-        durationMs: 50_000,
+        durationMs: 70_000,
         // Few enough that a read's statement leaves at once instead of queueing behind others' (loaders/shared-batchers.ts).
         readers: 4,
       });

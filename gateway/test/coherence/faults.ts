@@ -27,6 +27,7 @@ export type FaultKind =
   | 'replica replay paused'
   | 'postgres slowed'
   | 'redis slowed for one gateway'
+  | 'redis slowed both ways for one gateway'
   | 'gateway paused'
   | 'redis clock stepped';
 
@@ -36,7 +37,7 @@ export interface FaultTargets {
   sentinels?: RedisSentinelGroup;
   /** Between the gateways and Postgres: what slows every statement's answer. */
   latency?: LatencyProxy;
-  /** Between one gateway and Redis: what slows its renewals' answers and the messages it hears. */
+  /** Between one gateway and Redis: what slows its renewals' answers and the messages it hears (and, both ways, its commands). */
   redisLatency?: LatencyProxy;
   /** The gateways read its first replica (DATABASE_READ_URLS). */
   replication?: ReplicatedPostgres;
@@ -75,6 +76,7 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'replica replay paused': [1_000, 3_000],
   'postgres slowed': [5_000, 9_000],
   'redis slowed for one gateway': [3_000, 6_000],
+  'redis slowed both ways for one gateway': [3_000, 6_000],
   // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
   'gateway paused': [50, 400],
   'redis clock stepped': [2_000, 5_000],
@@ -303,12 +305,14 @@ async function slowPostgres(latency: LatencyProxy, durationMs: number, random: R
 
 /**
  * One gateway hears Redis late (its renewals' answers and the invalidation messages alike),
- * while the other gateway and the writers do not: a congested or distant link to Redis.
+ * while the other gateway and the writers do not: a congested or distant link to Redis. With
+ * `requests`, Redis hears that gateway late too: its renewals, its writes' announcements and its
+ * stores arrive after commands the other gateway sent later.
  */
-async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random: Random): Promise<string> {
+async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random: Random, requests = false): Promise<string> {
   const latencyMs = uniformInt(random, ...REDIS_LATENCY_MS);
   const before = latency.delayedChunks;
-  latency.slow({ latencyMs });
+  latency.slow({ latencyMs, requests });
   try {
     await sleep(durationMs);
   } finally {
@@ -316,7 +320,8 @@ async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random
   }
   const held = latency.delayedChunks - before;
   if (held === 0) throw new Error(`nothing came from Redis in ${durationMs} ms of answers ${latencyMs} ms late`);
-  return `one gateway's Redis answers and messages ${latencyMs} ms late for ${durationMs} ms: ${held} chunks held back`;
+  const what = requests ? 'commands, answers and messages' : 'answers and messages';
+  return `one gateway's Redis ${what} ${latencyMs} ms late for ${durationMs} ms: ${held} chunks held back`;
 }
 
 /**
@@ -372,6 +377,9 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
       return slowPostgres(need(targets.latency, 'latency proxy before Postgres'), fault.durationMs, random);
     case 'redis slowed for one gateway':
       return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random);
+    case 'redis slowed both ways for one gateway':
+      // Its renewals, write announcements and stores reach Redis late too, not only what it hears.
+      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random, true);
     case 'gateway paused':
       return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
     case 'redis clock stepped':
