@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { CATALOG_CHANGED_CHANNEL } from '@catalog/contract';
 import { listenOn } from '../db/listening-connection.js';
 import type { CatalogChange } from '../events/catalog-events.js';
-import { CLAIM_BATCH, claimChanges, type ClaimedBatch } from './change-log.js';
+import { claimWaiting, type ClaimedBatch } from './change-log.js';
 
 /**
  * How often the log is claimed from without a notification: catches a NOTIFY lost with a
@@ -85,7 +85,7 @@ export function followChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
     }
     claiming = (async () => {
       try {
-        while ((await claimChanges(connection, announce)) === CLAIM_BATCH && !closed);
+        await claimWaiting(connection, announce, () => closed);
         warnedNotInstalled = false;
       } catch (error) {
         if ((error as { code?: string }).code === UNDEFINED_TABLE) {

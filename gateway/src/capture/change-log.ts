@@ -72,6 +72,23 @@ export async function claimChanges(client: pg.Client, announce: (batch: ClaimedB
 }
 
 /**
+ * Claims batches (claimChanges) one after another while a batch comes back full, or until
+ * `stopped` says so; returns how many entries it claimed in all.
+ */
+export async function claimWaiting(
+  client: pg.Client,
+  announce: (batch: ClaimedBatch) => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  let claimed = 0;
+  for (;;) {
+    const entries = await claimChanges(client, announce);
+    claimed += entries;
+    if (entries < CLAIM_BATCH || stopped()) return claimed;
+  }
+}
+
+/**
  * The entries as announcements: everything if any entry says so (a new epoch voids all the
  * others too), else their products in groups, each listing its products and whether a list moved.
  * Announcing committed changes commutes, so entries of the batch need no order among them.
