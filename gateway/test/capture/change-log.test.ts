@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { CHANGE_LOG_TABLE } from '@catalog/contract';
+import { createTestDatabase } from '../../../scripts/test/postgres.js';
+import { claimWaiting, type ClaimedBatch } from '../../src/capture/change-log.js';
+import { createCatalog } from '../support/gateway.js';
+
+/**
+ * One run of a gateway's claimer (capture/change-log.ts) on a real Postgres with the capture
+ * triggers, no gateway: a statement that saw an older entry waiting sent no NOTIFY (rule 11), so
+ * whatever commits while the run announces is the run's to take, not a later notification's.
+ */
+describe('claiming the change log', () => {
+  let claimer: pg.Client;
+  let writer: pg.Client;
+  before(async () => {
+    const databaseUrl = await createTestDatabase('claims');
+    await createCatalog(databaseUrl, `INSERT INTO catalog.products (id, name) SELECT id, 'P' || id FROM generate_series(1, 5) id`);
+    [claimer, writer] = [new pg.Client({ connectionString: databaseUrl }), new pg.Client({ connectionString: databaseUrl })];
+    await Promise.all([claimer.connect(), writer.connect()]);
+  });
+  after(() => Promise.all([claimer?.end(), writer?.end()]));
+
+  const productsOf = (batch: ClaimedBatch) =>
+    batch.claimed.kind === 'changes' ? batch.claimed.changes.flatMap((change) => change.productIds).sort() : [];
+
+  it('takes entries committed while it announced, until a claim comes back empty', async () => {
+    await writer.query(`UPDATE catalog.products SET slogan = 'first' WHERE id = 1`);
+    const announced: number[][] = [];
+    const claimed = await claimWaiting(claimer, async (batch) => {
+      announced.push(productsOf(batch));
+      // Committed while the first batch is being announced: its statement saw that entry waiting.
+      if (announced.length === 1) await writer.query(`UPDATE catalog.products SET slogan = 'meanwhile' WHERE id = 2`);
+    });
+    assert.deepEqual(announced, [[1], [2]], 'the entry committed during the run was left for a later claim');
+    assert.equal(claimed, 2);
+    const { rows } = await writer.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM ${CHANGE_LOG_TABLE}`);
+    assert.equal(rows[0]!.waiting, 0);
+  });
+});
