@@ -72,8 +72,10 @@ export async function claimChanges(client: pg.Client, announce: (batch: ClaimedB
 }
 
 /**
- * Claims batches (claimChanges) one after another while a batch comes back full, or until
- * `stopped` says so; returns how many entries it claimed in all.
+ * Claims batches (claimChanges) one after another until one comes back empty, or until
+ * `stopped` says so; returns how many entries it claimed in all. Not until a batch comes back
+ * short: a statement that found an older entry waiting sent no NOTIFY (sql/capture.sql in the
+ * contract), so an entry committed while this run announces is this run's to take.
  */
 export async function claimWaiting(
   client: pg.Client,
@@ -84,8 +86,17 @@ export async function claimWaiting(
   for (;;) {
     const entries = await claimChanges(client, announce);
     claimed += entries;
-    if (entries < CLAIM_BATCH || stopped()) return claimed;
+    if (entries === 0 || stopped()) return claimed;
   }
+}
+
+/**
+ * Whether any entry waits in the log (claimed by another gateway or not), in one statement
+ * outside a transaction: what a poll costs while nothing changes.
+ */
+export async function anyWaiting(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT FROM ${CHANGE_LOG_TABLE}) AS waiting`);
+  return rows[0]!.waiting;
 }
 
 /**

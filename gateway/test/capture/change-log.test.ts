@@ -3,7 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
+import { CAPTURE_BOUND_MS, CLAIM_EVERY_MS, CLAIM_IDLE_TIMEOUT_MS } from '../../src/capture/change-capture.js';
 import { claimWaiting, type ClaimedBatch } from '../../src/capture/change-log.js';
+import { LEASE_MS } from '../../src/coherence/membership.js';
 import { createCatalog } from '../support/gateway.js';
 
 /**
@@ -37,5 +39,12 @@ describe('claiming the change log', () => {
     assert.equal(claimed, 2);
     const { rows } = await writer.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM ${CHANGE_LOG_TABLE}`);
     assert.equal(rows[0]!.waiting, 0);
+  });
+});
+
+describe("change capture's bound (gateway/README.md, rule 11)", () => {
+  it('its worst case fits with room to spare: no NOTIFY, a poll, a frozen claim given back, a poll, a lease', () => {
+    const worst = CLAIM_EVERY_MS + CLAIM_IDLE_TIMEOUT_MS + CLAIM_EVERY_MS + LEASE_MS;
+    assert.ok(worst <= CAPTURE_BOUND_MS - 500, `${worst} ms leaves less than 500 ms of the ${CAPTURE_BOUND_MS} ms bound`);
   });
 });
