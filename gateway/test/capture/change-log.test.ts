@@ -40,6 +40,26 @@ describe('claiming the change log', () => {
     const { rows } = await writer.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM ${CHANGE_LOG_TABLE}`);
     assert.equal(rows[0]!.waiting, 0);
   });
+
+  it('keeps each claim to a few thousand products, so announcing one stays well inside the idle timeout', async () => {
+    // Entries of 3,000, 3,000, 3,000, then 8,000, 1,000 and 1,000 products (bulk statements).
+    const sizes = [3_000, 3_000, 3_000, 8_000, 1_000, 1_000];
+    let first = 1;
+    for (const size of sizes) {
+      await writer.query(`INSERT INTO ${CHANGE_LOG_TABLE} (product_ids) SELECT array(SELECT generate_series($1::bigint, $2::bigint))`, [
+        first,
+        first + size - 1,
+      ]);
+      first += size;
+    }
+    const announced: number[] = [];
+    const claimed = await claimWaiting(claimer, async (batch) => {
+      announced.push(productsOf(batch).length);
+    });
+    assert.equal(claimed, sizes.length);
+    // At most 5,000 products a claim, or one entry naming more, alone.
+    assert.deepEqual(announced, [3_000, 3_000, 3_000, 8_000, 2_000]);
+  });
 });
 
 describe("change capture's bound (gateway/README.md, rule 11)", () => {
