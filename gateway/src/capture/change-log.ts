@@ -5,6 +5,14 @@ import type { CatalogChange } from '../events/catalog-events.js';
 
 /** Entries claimed per transaction. */
 export const CLAIM_BATCH = 500;
+/**
+ * Most products a claim announces (an entry naming more is claimed alone): announcing takes a
+ * confirm and its acknowledgements per PRODUCTS_PER_ANNOUNCEMENT, one after another, and must end
+ * well within CLAIM_IDLE_TIMEOUT_MS, or Postgres ends the claim and the same entries are claimed,
+ * and announced, again. A claimer woken once for a run of statements (sql/capture.sql) finds
+ * more waiting than one woken for each.
+ */
+export const PRODUCTS_PER_CLAIM = 5_000;
 /** Most products announced at once (one Redis script call names each one's keys). */
 const PRODUCTS_PER_ANNOUNCEMENT = 1_000;
 
@@ -35,24 +43,34 @@ interface EntryRow {
 }
 
 /**
- * Claims up to CLAIM_BATCH waiting entries of the change log (sql/capture.sql in the contract)
- * in a transaction, hands them to `announce`, and deletes them only once it resolved: a gateway
- * that fails or dies in between leaves them for the next claim (its own or another gateway's),
- * so a change may be announced twice but is never lost. FOR UPDATE SKIP LOCKED: concurrent
- * gateways claim disjoint entries, so each change is announced once for the fleet. Returns how
- * many entries it claimed (0: none waiting, or all claimed by others).
+ * Claims waiting entries of the change log (sql/capture.sql in the contract), at most
+ * CLAIM_BATCH of them naming at most PRODUCTS_PER_CLAIM products, in a transaction, hands them to
+ * `announce`, and deletes them only once it resolved: a gateway that fails or dies in between
+ * leaves them for the next claim (its own or another gateway's), so a change may be announced
+ * twice but is never lost. FOR UPDATE SKIP LOCKED: concurrent gateways claim disjoint entries,
+ * so each change is announced once for the fleet. Returns how many entries it claimed (0: none
+ * waiting, or all claimed by others).
  */
 export async function claimChanges(client: pg.Client, announce: (batch: ClaimedBatch) => Promise<void>): Promise<number> {
   await client.query('BEGIN');
   try {
     // The insert position is read after the snapshot saw the entries committed, so every
-    // commit record among them lies below it (even under synchronous_commit = off).
+    // commit record among them lies below it (even under synchronous_commit = off). Entries
+    // locked past the products' bound are let go at the commit, for the next claim.
     const { rows } = await client.query<EntryRow>(
-      `SELECT id, product_ids, list_changed, everything,
+      `WITH locked AS MATERIALIZED (
+         SELECT id, product_ids, list_changed, everything, recorded_at
+           FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), counted AS (
+         SELECT *, sum(cardinality(product_ids)) OVER (ORDER BY id) AS products_so_far FROM locked
+       )
+       SELECT id, product_ids, list_changed, everything,
               extract(epoch FROM clock_timestamp() - recorded_at)::float8 AS waited_seconds,
               pg_current_wal_insert_lsn()::text AS lsn
-         FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [CLAIM_BATCH],
+         FROM counted
+        WHERE products_so_far <= $2 OR id = (SELECT min(id) FROM locked)
+        ORDER BY id`,
+      [CLAIM_BATCH, PRODUCTS_PER_CLAIM],
     );
     if (rows.length > 0) {
       await announce({

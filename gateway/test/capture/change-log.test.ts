@@ -4,7 +4,7 @@ import pg from 'pg';
 import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { CAPTURE_BOUND_MS, CLAIM_EVERY_MS, CLAIM_IDLE_TIMEOUT_MS } from '../../src/capture/change-capture.js';
-import { claimWaiting, type ClaimedBatch } from '../../src/capture/change-log.js';
+import { claimWaiting, PRODUCTS_PER_CLAIM, type ClaimedBatch } from '../../src/capture/change-log.js';
 import { LEASE_MS } from '../../src/coherence/membership.js';
 import { createCatalog } from '../support/gateway.js';
 
@@ -57,7 +57,8 @@ describe('claiming the change log', () => {
       announced.push(productsOf(batch).length);
     });
     assert.equal(claimed, sizes.length);
-    // At most 5,000 products a claim, or one entry naming more, alone.
+    // At most PRODUCTS_PER_CLAIM (5,000) products a claim, or one entry naming more, alone.
+    assert.equal(PRODUCTS_PER_CLAIM, 5_000);
     assert.deepEqual(announced, [3_000, 3_000, 3_000, 8_000, 2_000]);
   });
 });
