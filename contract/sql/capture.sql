@@ -1,8 +1,9 @@
 -- Change capture (gateway/README.md, "Consistency", rule 11): every committed change to the
 -- catalog tables that did not come through a gateway is recorded here, in the same transaction
--- as the change, and announced with NOTIFY catalog_changed; one gateway claims each entry and
--- invalidates every tier for the fleet. Its own schema, so a catalog swap never takes the log
--- with it. Idempotent: the loader applies it at every swap (and on an unchanged run).
+-- as the change, and announced with NOTIFY catalog_changed when no older entry waits; one
+-- gateway claims each entry and invalidates every tier for the fleet. Its own schema, so a
+-- catalog swap never takes the log with it. Idempotent: the loader applies it at every swap (and
+-- on an unchanged run).
 
 CREATE SCHEMA IF NOT EXISTS catalog_capture;
 
@@ -23,17 +24,26 @@ CREATE OR REPLACE FUNCTION catalog_capture.record(product_ids bigint[], list_cha
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   entry bigint;
+  oldest bigint;
   cap bigint := coalesce(nullif(current_setting('catalog_capture.log_cap', true), '')::bigint, 100000);
 BEGIN
   INSERT INTO catalog_capture.changes (product_ids, list_changed, everything)
     VALUES (product_ids, list_changed, everything) RETURNING id INTO entry;
   -- The oldest waiting entry is one index probe; the gap to it bounds how many wait.
-  IF entry - (SELECT min(id) FROM catalog_capture.changes) >= cap THEN
+  SELECT min(id) INTO oldest FROM catalog_capture.changes;
+  IF entry - oldest >= cap THEN
     DELETE FROM catalog_capture.changes;
     INSERT INTO catalog_capture.changes (everything) VALUES (format('the change log overflowed (%s entries waiting)', cap));
+    oldest := entry; -- nothing older waits any more
   END IF;
-  -- Delivered at commit only, once per transaction (identical notifications fold into one).
-  PERFORM pg_notify('catalog_changed', '');
+  -- Only a statement that found no older entry waiting wakes the claimers (the NOTIFY goes out
+  -- at commit, once per transaction): Postgres serialises the commits of notifying transactions,
+  -- so one per statement would queue concurrent writers behind each other. Behind an older entry
+  -- a claimer was woken already, or is claiming; its run claims until the log is empty, and an
+  -- entry committed after that run's last claim is the gateways' poll's (gateway/README.md, rule 11).
+  IF oldest = entry THEN
+    PERFORM pg_notify('catalog_changed', '');
+  END IF;
 END $$;
 
 -- The products a statement on one catalog table touched. Statement-level with transition tables

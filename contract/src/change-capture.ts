@@ -6,7 +6,10 @@ import { readSql } from './catalog-ddl.js';
  * are the ones the SQL uses.
  */
 
-/** NOTIFY channel of the capture triggers: sent at the commit of every captured change. */
+/**
+ * NOTIFY channel of the capture triggers: sent at the commit of a captured change whose statement
+ * found no older entry waiting (the claimers may be idle); behind one, a claimer is at work already.
+ */
 export const CATALOG_CHANGED_CHANNEL = 'catalog_changed';
 
 /** The log the triggers write and gateways claim entries from. */

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { CAPTURE_ORIGIN_SETTING, CHANGE_LOG_TABLE, createCatalogSchema, GATEWAY_ORIGIN, installChangeCapture } from '@catalog/contract';
+import {
+  CAPTURE_ORIGIN_SETTING,
+  CATALOG_CHANGED_CHANNEL,
+  CHANGE_LOG_TABLE,
+  createCatalogSchema,
+  GATEWAY_ORIGIN,
+  installChangeCapture,
+} from '@catalog/contract';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 
 interface Entry {
@@ -17,8 +25,10 @@ interface Entry {
  */
 describe('change capture: the triggers record each statement on the catalog tables', () => {
   let client: pg.Client;
+  let databaseUrl: string;
   before(async () => {
-    client = new pg.Client({ connectionString: await createTestDatabase('capture') });
+    databaseUrl = await createTestDatabase('capture');
+    client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     await client.query('BEGIN');
     await createCatalogSchema(client, 'catalog', { withConstraints: true });
@@ -85,6 +95,37 @@ describe('change capture: the triggers record each statement on the catalog tabl
       assert.deepEqual(await recorded(`UPDATE products SET slogan = 'through the gateway' WHERE id = 2`), []);
     } finally {
       await client.query(`RESET ${CAPTURE_ORIGIN_SETTING}`);
+    }
+  });
+
+  it('a statement notifies only when it found no older entry waiting: a claimer is woken once for a run of them', async () => {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    await listener.connect();
+    let notifications = 0;
+    listener.on('notification', (notification) => {
+      if (notification.channel === CATALOG_CHANGED_CHANNEL) notifications += 1;
+    });
+    await listener.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
+    // Sent at the writer's commit, before its answer; a round trip after it brings them in.
+    const received = async () => {
+      await sleep(50);
+      await listener.query('SELECT 1');
+      return notifications;
+    };
+    try {
+      await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
+      await client.query(`UPDATE products SET slogan = 'first' WHERE id = 2`);
+      assert.equal(await received(), 1, 'a statement on an empty log sent no NOTIFY');
+      for (let statement = 1; statement <= 10; statement += 1) {
+        await client.query(`UPDATE products SET slogan = $1 WHERE id = 2`, [`behind the first ${statement}`]);
+      }
+      assert.equal(await received(), 1, 'statements made while an older entry waited sent a NOTIFY');
+      // Claimed and deleted (as a gateway does): the next statement wakes a claimer again.
+      await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
+      await client.query(`UPDATE products SET slogan = 'after the claim' WHERE id = 2`);
+      assert.equal(await received(), 2, 'a statement on an emptied log sent no NOTIFY');
+    } finally {
+      await listener.end();
     }
   });
 

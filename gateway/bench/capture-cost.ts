@@ -42,7 +42,7 @@ export interface CostCell {
   /**
    * CPU per statement over the round and the drain after it (until the change log was empty and
    * the purge queues too): Postgres (every backend: the statements, the triggers, the gateways'
-   * claims), of which the gateways' capture connections (woken by each NOTIFY, claiming and
+   * claims), of which the gateways' capture connections (woken by a NOTIFY or a poll, claiming and
    * deleting entries), both gateways, Redis and Varnish.
    */
   cpuMicrosPerStatement: { postgres: number; claims: number; gateways: number; redis: number; varnish: number };

@@ -282,7 +282,7 @@ const notes = [
   `Cost: pgbench, prepared, ${options.clients} clients each on ids of its own, ${options.rounds} rounds of ${options.roundSeconds} s per mode ` +
     `in turn (off, on, origin; on, origin, off; …). "capture on, gateway origin": sessions set catalog_capture.origin = gateway, ` +
     `as the gateway's own writes do (the triggers fire and return). CPU per statement from /proc over each round and its drain ` +
-    `(until the gateways had claimed, announced and purged every entry); Postgres counts every backend (the statements, the triggers, the gateways' claims); "of which claims": the gateways' change-log connections (woken by each NOTIFY, claiming and deleting entries).`,
+    `(until the gateways had claimed, announced and purged every entry); Postgres counts every backend (the statements, the triggers, the gateways' claims); "of which claims": the gateways' change-log connections (woken by a NOTIFY or a poll, claiming and deleting entries).`,
   `Latency: each product written once, after every tier cached it; each tier read every ${POLL_MS} ms from the commit (SQL) or the ` +
     `PUT's answer until it showed the new slogan ("served old first": writes a tier answered with the old value after the commit, ` +
     `proof it held it; one that let go before its first read was answered counts as not). ` +

@@ -5,6 +5,14 @@ import type { CatalogChange } from '../events/catalog-events.js';
 
 /** Entries claimed per transaction. */
 export const CLAIM_BATCH = 500;
+/**
+ * Most products a claim announces (an entry naming more is claimed alone): announcing takes a
+ * confirm and its acknowledgements per PRODUCTS_PER_ANNOUNCEMENT, one after another, and must end
+ * well within CLAIM_IDLE_TIMEOUT_MS, or Postgres ends the claim and the same entries are claimed,
+ * and announced, again. A claimer woken once for a run of statements (sql/capture.sql) finds
+ * more waiting than one woken for each.
+ */
+export const PRODUCTS_PER_CLAIM = 5_000;
 /** Most products announced at once (one Redis script call names each one's keys). */
 const PRODUCTS_PER_ANNOUNCEMENT = 1_000;
 
@@ -35,24 +43,34 @@ interface EntryRow {
 }
 
 /**
- * Claims up to CLAIM_BATCH waiting entries of the change log (sql/capture.sql in the contract)
- * in a transaction, hands them to `announce`, and deletes them only once it resolved: a gateway
- * that fails or dies in between leaves them for the next claim (its own or another gateway's),
- * so a change may be announced twice but is never lost. FOR UPDATE SKIP LOCKED: concurrent
- * gateways claim disjoint entries, so each change is announced once for the fleet. Returns how
- * many entries it claimed (0: none waiting, or all claimed by others).
+ * Claims waiting entries of the change log (sql/capture.sql in the contract), at most
+ * CLAIM_BATCH of them naming at most PRODUCTS_PER_CLAIM products, in a transaction, hands them to
+ * `announce`, and deletes them only once it resolved: a gateway that fails or dies in between
+ * leaves them for the next claim (its own or another gateway's), so a change may be announced
+ * twice but is never lost. FOR UPDATE SKIP LOCKED: concurrent gateways claim disjoint entries,
+ * so each change is announced once for the fleet. Returns how many entries it claimed (0: none
+ * waiting, or all claimed by others).
  */
 export async function claimChanges(client: pg.Client, announce: (batch: ClaimedBatch) => Promise<void>): Promise<number> {
   await client.query('BEGIN');
   try {
     // The insert position is read after the snapshot saw the entries committed, so every
-    // commit record among them lies below it (even under synchronous_commit = off).
+    // commit record among them lies below it (even under synchronous_commit = off). Entries
+    // locked past the products' bound are let go at the commit, for the next claim.
     const { rows } = await client.query<EntryRow>(
-      `SELECT id, product_ids, list_changed, everything,
+      `WITH locked AS MATERIALIZED (
+         SELECT id, product_ids, list_changed, everything, recorded_at
+           FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), counted AS (
+         SELECT *, sum(cardinality(product_ids)) OVER (ORDER BY id) AS products_so_far FROM locked
+       )
+       SELECT id, product_ids, list_changed, everything,
               extract(epoch FROM clock_timestamp() - recorded_at)::float8 AS waited_seconds,
               pg_current_wal_insert_lsn()::text AS lsn
-         FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [CLAIM_BATCH],
+         FROM counted
+        WHERE products_so_far <= $2 OR id = (SELECT min(id) FROM locked)
+        ORDER BY id`,
+      [CLAIM_BATCH, PRODUCTS_PER_CLAIM],
     );
     if (rows.length > 0) {
       await announce({
@@ -69,6 +87,34 @@ export async function claimChanges(client: pg.Client, announce: (batch: ClaimedB
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Claims batches (claimChanges) one after another until one comes back empty, or until
+ * `stopped` says so; returns how many entries it claimed in all. Not until a batch comes back
+ * short: a statement that found an older entry waiting sent no NOTIFY (sql/capture.sql in the
+ * contract), so an entry committed while this run announces is this run's to take.
+ */
+export async function claimWaiting(
+  client: pg.Client,
+  announce: (batch: ClaimedBatch) => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  let claimed = 0;
+  for (;;) {
+    const entries = await claimChanges(client, announce);
+    claimed += entries;
+    if (entries === 0 || stopped()) return claimed;
+  }
+}
+
+/**
+ * Whether any entry waits in the log (claimed by another gateway or not), in one statement
+ * outside a transaction: what a poll costs while nothing changes.
+ */
+export async function anyWaiting(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT FROM ${CHANGE_LOG_TABLE}) AS waiting`);
+  return rows[0]!.waiting;
 }
 
 /**

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { CATALOG_CHANGED_CHANNEL, CHANGE_LOG_TABLE } from '@catalog/contract';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { runOk } from '../../../scripts/test/process.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { scrapeMetrics } from '../../../scripts/test/metrics.js';
-import { CAPTURE_BOUND_MS } from '../../src/capture/change-capture.js';
+import { CAPTURE_BOUND_MS, CLAIM_EVERY_MS } from '../../src/capture/change-capture.js';
 import { metricValue, WRITE_TOKEN } from '../support/gateway.js';
 import { createCoherenceCatalog } from '../coherence/catalog.js';
 import { startGatewayProcess, type GatewayProcess } from '../coherence/gateway-process.js';
@@ -58,6 +60,18 @@ describe('changes made in the database by hand reach every tier of every gateway
 
   const counted = async (series: string) =>
     (await Promise.all(gateways.map(async (gateway) => metricValue(await scrapeMetrics(gateway), series)))).reduce((a, b) => a + b, 0);
+
+  /** Waits until the gateways claimed and deleted every entry of the change log. */
+  async function waitForEmptyLog(): Promise<void> {
+    const database = new URL(databaseUrl).pathname.slice(1);
+    const started = performance.now();
+    for (;;) {
+      const [row] = await servers.primary.query<{ waiting: number }>(database, `SELECT count(*)::int AS waiting FROM ${CHANGE_LOG_TABLE}`);
+      if (row!.waiting === 0) return;
+      assert.ok(performance.now() - started <= CAPTURE_BOUND_MS, `${row!.waiting} entries still wait in the change log`);
+      await sleep(20);
+    }
+  }
 
   /** Reads `id` every cached way on both gateways, twice: after it, every tier holds each answer. */
   async function cacheEverywhere(id: number, reads: readonly ProductRead[] = CACHED_READS): Promise<void> {
@@ -228,6 +242,111 @@ describe('changes made in the database by hand reach every tier of every gateway
     delays.sort((a, b) => a - b);
     const at = (share: number) => delays[Math.min(delays.length - 1, Math.floor(share * delays.length))]!.toFixed(1);
     console.log(`capture, commit to visible on both gateways (REST, cached): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+  });
+
+  /** Counts the capture's notifications on a LISTENing connection of its own. */
+  async function listenForNotifications() {
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    await listener.connect();
+    let notifications = 0;
+    listener.on('notification', (notification) => {
+      if (notification.channel === CATALOG_CHANGED_CHANNEL) notifications += 1;
+    });
+    await listener.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
+    return {
+      /** Notifications so far, those of every commit before the call included (sent before its answer). */
+      async received() {
+        await sleep(50);
+        await listener.query('SELECT 1');
+        return notifications;
+      },
+      close: () => listener.end(),
+    };
+  }
+
+  /**
+   * A committed entry held claimed by a connection of the test's, as a gateway in the middle of
+   * announcing it holds it: the gateways' claims skip it, statements see it waiting. `release`
+   * deletes it, as that gateway's claim ends. The entry names no product: announcing it is nothing.
+   */
+  async function holdWaitingEntry(): Promise<{ release(): Promise<void> }> {
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    await holder.connect();
+    for (;;) {
+      const { rows } = await holder.query<{ id: string }>(`INSERT INTO ${CHANGE_LOG_TABLE} DEFAULT VALUES RETURNING id`);
+      await holder.query('BEGIN');
+      const { rowCount } = await holder.query(`SELECT 1 FROM ${CHANGE_LOG_TABLE} WHERE id = $1 FOR UPDATE SKIP LOCKED`, [rows[0]!.id]);
+      if (rowCount === 1) {
+        return {
+          async release() {
+            await holder.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE id = $1`, [rows[0]!.id]);
+            await holder.query('COMMIT');
+            await holder.end();
+          },
+        };
+      }
+      // A gateway's poll claimed it first: another one.
+      await holder.query('ROLLBACK');
+    }
+  }
+
+  it('statements made while an older entry waits send no NOTIFY, and are announced within the bound all the same', async () => {
+    const id = 9;
+    await cacheEverywhere(id);
+    const notifications = await listenForNotifications();
+    const writer = new pg.Client({ connectionString: databaseUrl });
+    await writer.connect();
+    try {
+      // The control: on an empty log a statement notifies.
+      await waitForEmptyLog();
+      let since = performance.now();
+      await writer.query('UPDATE catalog.products SET slogan = $1 WHERE id = $2', ['on an empty log', id]);
+      await visibleEverywhere(id, since, (seen) => seen?.slogan === 'on an empty log');
+      assert.equal(await notifications.received(), 1, 'a statement on an empty log sent no NOTIFY');
+
+      const held = await holdWaitingEntry();
+      try {
+        const statements = 20;
+        for (let statement = 1; statement <= statements; statement += 1) {
+          const slogan = `behind a waiting entry ${statement}`;
+          since = performance.now();
+          await writer.query('UPDATE catalog.products SET slogan = $1 WHERE id = $2', [slogan, id]);
+          if (statement % 5 === 0) await visibleEverywhere(id, since, (seen) => seen?.slogan === slogan);
+        }
+        const behind = (await notifications.received()) - 1;
+        console.log(`${statements} statements behind a waiting entry: ${behind} notifications`);
+        assert.equal(behind, 0, `${behind} of ${statements} statements made behind a waiting entry sent a NOTIFY`);
+      } finally {
+        await held.release();
+      }
+    } finally {
+      await Promise.allSettled([writer.end(), notifications.close()]);
+    }
+  });
+
+  it("a change whose statement saw an older entry waiting, committed after the claimers' last claim came back empty, is announced within the bound", async () => {
+    const id = 10;
+    await cacheEverywhere(id);
+    const notifications = await listenForNotifications();
+    const writer = new pg.Client({ connectionString: databaseUrl });
+    await writer.connect();
+    try {
+      const held = await holdWaitingEntry();
+      await writer.query('BEGIN');
+      await writer.query('UPDATE catalog.products SET slogan = $1 WHERE id = $2', ['committed late', id]);
+      await held.release();
+      // The claimers' runs end meanwhile on a log that holds nothing they can see.
+      await sleep(3 * CLAIM_EVERY_MS);
+      const since = performance.now();
+      await writer.query('COMMIT');
+      const ms = await visibleEverywhere(id, since, (seen) => seen?.slogan === 'committed late');
+      console.log(
+        `a change committed without a NOTIFY, after the claimers' last empty claim: visible on both gateways after ${Math.round(ms)} ms`,
+      );
+      assert.equal(await notifications.received(), 0, 'the statement made behind a waiting entry sent a NOTIFY');
+    } finally {
+      await Promise.allSettled([writer.end(), notifications.close()]);
+    }
   });
 
   it('a backlog left while no gateway listened is replayed when one starts', async () => {
