@@ -62,12 +62,7 @@ const LONGEST_UNLIMITED_PATH = Math.max(...[...UNLIMITED_PATHS].map((path) => pa
  */
 const FIELDS_FROM_SHARE_USED = 0.5;
 
-export function createClientLimits(
-  config: Config,
-  redis: SharedRedis | undefined,
-  report: LimitsReport,
-  logger: Logger,
-): ClientLimits {
+export function createClientLimits(config: Config, redis: SharedRedis | undefined, report: LimitsReport, logger: Logger): ClientLimits {
   return config.RATE_LIMIT_ENABLED ? new WindowLimits(config, redis, report, logger) : UNLIMITED;
 }
 
