@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import {
-  CAPTURE_ORIGIN_SETTING,
-  CATALOG_CHANGED_CHANNEL,
-  CHANGE_LOG_TABLE,
-  createCatalogSchema,
-  GATEWAY_ORIGIN,
-  installChangeCapture,
-} from '@catalog/contract';
+import { CAPTURE_ORIGIN_SETTING, CHANGE_LOG_TABLE, createCatalogSchema, GATEWAY_ORIGIN, installChangeCapture } from '@catalog/contract';
+import { listenForCaptureNotifications } from '../../scripts/test/capture-notifications.js';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 
 interface Entry {
@@ -99,19 +92,8 @@ describe('change capture: the triggers record each statement on the catalog tabl
   });
 
   it('a statement notifies only when it found no older entry waiting: a claimer is woken once for a run of them', async () => {
-    const listener = new pg.Client({ connectionString: databaseUrl });
-    await listener.connect();
-    let notifications = 0;
-    listener.on('notification', (notification) => {
-      if (notification.channel === CATALOG_CHANGED_CHANNEL) notifications += 1;
-    });
-    await listener.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
-    // Sent at the writer's commit, before its answer; a round trip after it brings them in.
-    const received = async () => {
-      await sleep(50);
-      await listener.query('SELECT 1');
-      return notifications;
-    };
+    const notifications = await listenForCaptureNotifications(databaseUrl);
+    const received = () => notifications.received();
     try {
       await client.query(`DELETE FROM ${CHANGE_LOG_TABLE}`);
       await client.query(`UPDATE products SET slogan = 'first' WHERE id = 2`);
@@ -125,7 +107,7 @@ describe('change capture: the triggers record each statement on the catalog tabl
       await client.query(`UPDATE products SET slogan = 'after the claim' WHERE id = 2`);
       assert.equal(await received(), 2, 'a statement on an emptied log sent no NOTIFY');
     } finally {
-      await listener.end();
+      await notifications.close();
     }
   });
 

@@ -3,8 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { CATALOG_CHANGED_CHANNEL, CHANGE_LOG_TABLE } from '@catalog/contract';
+import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
+import { listenForCaptureNotifications } from '../../../scripts/test/capture-notifications.js';
 import { runOk } from '../../../scripts/test/process.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { scrapeMetrics } from '../../../scripts/test/metrics.js';
@@ -244,26 +245,6 @@ describe('changes made in the database by hand reach every tier of every gateway
     console.log(`capture, commit to visible on both gateways (REST, cached): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
   });
 
-  /** Counts the capture's notifications on a LISTENing connection of its own. */
-  async function listenForNotifications() {
-    const listener = new pg.Client({ connectionString: databaseUrl });
-    await listener.connect();
-    let notifications = 0;
-    listener.on('notification', (notification) => {
-      if (notification.channel === CATALOG_CHANGED_CHANNEL) notifications += 1;
-    });
-    await listener.query(`LISTEN ${CATALOG_CHANGED_CHANNEL}`);
-    return {
-      /** Notifications so far, those of every commit before the call included (sent before its answer). */
-      async received() {
-        await sleep(50);
-        await listener.query('SELECT 1');
-        return notifications;
-      },
-      close: () => listener.end(),
-    };
-  }
-
   /**
    * A committed entry held claimed by a connection of the test's, as a gateway in the middle of
    * announcing it holds it: the gateways' claims skip it, statements see it waiting. `release`
@@ -293,7 +274,7 @@ describe('changes made in the database by hand reach every tier of every gateway
   it('statements made while an older entry waits send no NOTIFY, and are announced within the bound all the same', async () => {
     const id = 9;
     await cacheEverywhere(id);
-    const notifications = await listenForNotifications();
+    const notifications = await listenForCaptureNotifications(databaseUrl);
     const writer = new pg.Client({ connectionString: databaseUrl });
     await writer.connect();
     try {
@@ -327,7 +308,7 @@ describe('changes made in the database by hand reach every tier of every gateway
   it("a change whose statement saw an older entry waiting, committed after the claimers' last claim came back empty, is announced within the bound", async () => {
     const id = 10;
     await cacheEverywhere(id);
-    const notifications = await listenForNotifications();
+    const notifications = await listenForCaptureNotifications(databaseUrl);
     const writer = new pg.Client({ connectionString: databaseUrl });
     await writer.connect();
     try {
