@@ -1,7 +1,7 @@
-import { HeaderMap, type ApolloServer } from '@apollo/server';
+import { HeaderMap, type ApolloServer, type GraphQLRequest } from '@apollo/server';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { GraphQLContext } from './context.js';
-import type { GraphQLParams } from './request-shape.js';
+import { isRecord, type GraphQLParams } from './request-shape.js';
 
 /** What Apollo answered: its status, its headers but the content type (the response writer labels it), and its body. */
 export interface ApolloAnswer {
@@ -13,17 +13,15 @@ export interface ApolloAnswer {
 }
 
 /**
- * Whether a body Apollo serialised carries errors: its default stringifyResult writes `errors`
- * first when there are any.
+ * Whether a body the runner serialised carries errors: it writes `errors` first when there are
+ * any, as Apollo's HTTP layer does.
  */
 export const carriesErrors = (body: string): boolean => body.startsWith('{"errors"');
 
 /**
- * The request as Apollo sees it. A GET is handed over as the POST it is equivalent to: its
- * parameters are parsed by the route and it runs queries only, so Apollo's own GET handling, which
- * would also demand a CSRF preflight header that CDNs and plain browser GETs do not send, has
- * nothing left to check. A POST keeps its own headers, CSRF check included. Every header is
- * handed on: plugins may read any of them.
+ * The request's headers as Apollo's plugins read them (`request.http.headers`): every one is
+ * handed on, plugins may read any. A GET is handed over as the POST it is equivalent to (its
+ * parameters were parsed by the route, and it runs queries only).
  */
 function apolloHeaders(method: string | undefined, sent: IncomingHttpHeaders): HeaderMap {
   const headers = new HeaderMap();
@@ -35,19 +33,37 @@ function apolloHeaders(method: string | undefined, sent: IncomingHttpHeaders): H
   return headers;
 }
 
-/** Runs one operation through Apollo's request pipeline: the gateway's only way to run one. */
+/** The operation as Apollo takes it, from parameters request-shape.ts checked (`malformedRequest`). */
+function graphQLRequestOf(params: GraphQLParams, http: GraphQLRequest['http']): GraphQLRequest {
+  return {
+    query: typeof params.query === 'string' ? params.query : undefined,
+    operationName: typeof params.operationName === 'string' ? params.operationName : undefined,
+    variables: isRecord(params.variables) ? params.variables : undefined,
+    extensions: isRecord(params.extensions) ? params.extensions : undefined,
+    http,
+  };
+}
+
+/**
+ * Runs one operation through Apollo's request pipeline (`executeOperation`): the gateway's only
+ * way to run one, so every plugin sees every operation. Apollo's HTTP layer is not used: the
+ * gateway's own front door parses and checks the request (request-shape.ts, with Apollo's
+ * messages) and negotiates the media type (pipeline/graphql-media-type.ts), so the layer would
+ * only repeat that work. Its CSRF check has nothing left to guard either: an operation runs from
+ * a JSON POST, which browsers preflight, or from a GET, which runs queries only.
+ */
 export class ApolloRunner {
   constructor(private readonly apollo: ApolloServer<GraphQLContext>) {}
 
   async run(request: Pick<IncomingMessage, 'method' | 'headers'>, params: GraphQLParams, context: GraphQLContext): Promise<ApolloAnswer> {
-    const response = await this.apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: 'POST', headers: apolloHeaders(request.method, request.headers), search: '', body: params },
-      context: async () => context,
-    });
-    if (response.body.kind !== 'complete') throw new Error('incremental delivery is not supported');
-    const body = response.body.string;
+    const http = { method: 'POST', headers: apolloHeaders(request.method, request.headers), search: '', body: params };
+    const response = await this.apollo.executeOperation(graphQLRequestOf(params, http), { contextValue: context });
+    if (response.body.kind !== 'single') throw new Error('incremental delivery is not supported');
+    const { errors, data, extensions } = response.body.singleResult;
+    // Apollo's HTTP layer's serialisation (errors first, a final newline): the same bytes, the same ETags.
+    const body = `${JSON.stringify({ errors, data, extensions })}\n`;
     const headers: [string, string][] = [];
-    for (const [name, value] of response.headers) if (name !== 'content-type') headers.push([name, value]);
-    return { status: response.status ?? 200, headers, body, failed: carriesErrors(body) };
+    for (const [name, value] of response.http.headers) if (name !== 'content-type') headers.push([name, value]);
+    return { status: response.http.status ?? 200, headers, body, failed: errors !== undefined };
   }
 }

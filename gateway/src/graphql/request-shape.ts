@@ -15,17 +15,38 @@ export interface GraphQLParams {
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Absent, null or an object: what Apollo accepts for `variables` and `extensions` in a POST body. */
-const isRecordOrNothing = (value: unknown): boolean => value === undefined || value === null || isRecord(value);
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Buffer.isBuffer(value);
+
+/**
+ * What is wrong with a request no operation can be read from, in the words of Apollo's HTTP layer
+ * (clients know them), or undefined. An array is a batch, which the gateway does not take.
+ */
+export function malformedRequest(params: unknown): string | undefined {
+  if (Array.isArray(params)) return 'Operation batching disabled.';
+  if (!isObject(params) || Object.keys(params).length === 0) return 'POST body missing, invalid Content-Type, or JSON object has no keys.';
+  const { query, variables, extensions, operationName } = params as GraphQLParams;
+  if (query && typeof query !== 'string') return 'GraphQL queries must be strings.';
+  for (const [field, value] of [
+    ['variables', variables],
+    ['extensions', extensions],
+  ] as const) {
+    if (typeof value === 'string')
+      return `\`${field}\` in a POST body should be provided as an object, not a recursively JSON-encoded string.`;
+    if (value !== undefined && value !== null && (!isObject(value) || Array.isArray(value)))
+      return `\`${field}\` in a POST body must be an object if provided.`;
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return '`operationName` in a POST body must be a string if provided.';
+  }
+  return undefined;
+}
 
 /**
  * Whether a request's fields have the types GraphQL over HTTP gives them: text `query`, text (or
- * no) `operationName`, objects (or nothing) for `variables` and `extensions`. Apollo answers any
- * other request with a 400 of its own, which must never be taken from, or put in, the response
- * cache: its cache key names the operation and variables, not how wrongly they were sent.
+ * no) `operationName`, objects (or nothing) for `variables` and `extensions`. Any other request is
+ * answered with a 400, which must never be taken from, or put in, the response cache: its cache
+ * key names the operation and variables, not how wrongly they were sent.
  */
 export function wellFormedRequest(params: GraphQLParams): boolean {
-  if (!isRecord(params) || typeof params.query !== 'string') return false;
-  if (params.operationName !== undefined && params.operationName !== null && typeof params.operationName !== 'string') return false;
-  return isRecordOrNothing(params.variables) && isRecordOrNothing(params.extensions);
+  return typeof params.query === 'string' && malformedRequest(params) === undefined;
 }

@@ -12,7 +12,7 @@ import { GraphqlEdgeAnswers } from './edge-answers.js';
 import { BadGetParameter, parametersOfGet } from './get-parameters.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type ResolvedOperation } from './persisted-queries.js';
-import { isRecord, type GraphQLParams } from './request-shape.js';
+import { isRecord, malformedRequest, type GraphQLParams } from './request-shape.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { createSchema } from './schema.js';
@@ -76,6 +76,8 @@ export function graphqlRoute(
       const resolved = await persistedQueries.resolve(sent);
       if ('refused' in resolved) return resolved.refused;
       const { params, operation, cacheKey } = resolved;
+      const malformed = malformedRequest(params);
+      if (malformed) return refused(400, malformed, 'BAD_REQUEST');
       if (operation?.operation === 'subscription') {
         return refused(400, 'subscriptions are not supported: use query or mutation', 'BAD_REQUEST');
       }
