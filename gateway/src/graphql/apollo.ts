@@ -1,13 +1,16 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { ValidationRule } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import type { DocumentCache } from './documents.js';
 import type { JitExecutor } from './jit-executor.js';
-import { cachedAnswerPlugin } from './plugins/cached-answer.js';
-import { complexityLimitPlugin, type ComplexityLimit } from './plugins/complexity-limit.js';
-import { errorStatusPlugin, formatGatewayError } from './plugins/error-status.js';
-import { operationGuardPlugin } from './plugins/operation-guard.js';
+import type { ComplexityLimit } from './plugins/complexity-limit.js';
+import { formatGatewayError } from './plugins/error-status.js';
+import { gatewayPlugin } from './plugins/gateway-plugin.js';
 
 export interface ApolloParts {
   documents: DocumentCache;
@@ -38,18 +41,16 @@ export async function createApollo({
     // replicas share; Apollo's own per-process store would be a second one.
     persistedQueries: false,
     plugins: [
-      documents.apolloParsesPlugin,
-      operationGuardPlugin,
-      complexityLimitPlugin(complexity),
-      errorStatusPlugin,
-      // Before the user's: a cached answer is the answer, as sent.
-      cachedAnswerPlugin,
+      // Before the user's: an operation refused, or answered from the cache, is so for them too.
+      gatewayPlugin({ complexity, countParse: documents.countApolloParse }),
       ...userPlugins,
       // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
       ApolloServerPluginCacheControlDisabled(),
       // Browsers get the gateway's own IDE (graphql/ide.ts) or, with it off, what any client gets;
       // never Apollo's landing page, which loads Apollo Sandbox from a CDN.
       ApolloServerPluginLandingPageDisabled(),
+      // Inline traces are for subgraphs of a federated graph, which this schema is not.
+      ApolloServerPluginInlineTraceDisabled(),
     ],
     includeStacktraceInErrorResponses: false,
     // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.

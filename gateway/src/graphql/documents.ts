@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { ApolloServerPlugin, DocumentStore } from '@apollo/server';
+import type { DocumentStore } from '@apollo/server';
 import {
   getVariableValues,
   Kind,
@@ -41,7 +41,10 @@ const queryHashIn = (apolloKey: string): string => apolloKey.slice(apolloKey.las
  * them again (with the same rules) to report their errors in its format.
  */
 export class DocumentCache {
+  /** By query text: a lookup hashes the text as a Map key does, far cheaper than a SHA-256 per request. */
   private readonly known = new LRUCache<string, KnownDocument>({ max: REMEMBERED_DOCUMENTS });
+  /** The valid documents by Apollo's key for them, the text's SHA-256: what its document store reads. */
+  private readonly validByHash = new LRUCache<string, DocumentNode>({ max: REMEMBERED_DOCUMENTS });
   private readonly rules: ValidationRule[];
   /** Each operation's text as it runs, printed once per parsed document (see `whatDecides`). */
   private readonly operationTexts = new WeakMap<OperationDefinitionNode, string>();
@@ -57,11 +60,14 @@ export class DocumentCache {
   /**
    * The document of a query string, parsed and validated on first sight. `sha256Hash` is the
    * text's SHA-256 (Apollo's key, as for persisted queries) when the caller already has it (a
-   * verified persisted-query hash).
+   * verified persisted-query hash); else it is computed once, on first sight.
    */
-  lookUp(query: string, sha256Hash = hash('sha256', query, 'hex')): KnownDocument {
-    let known = this.known.get(sha256Hash);
-    if (!known) this.known.set(sha256Hash, (known = this.parseAndValidate(query)));
+  lookUp(query: string, sha256Hash?: string): KnownDocument {
+    let known = this.known.get(query);
+    if (!known) {
+      this.known.set(query, (known = this.parseAndValidate(query)));
+      if (known.valid) this.validByHash.set(sha256Hash ?? hash('sha256', query, 'hex'), known.document!);
+    }
     return known;
   }
 
@@ -102,27 +108,18 @@ export class DocumentCache {
    * parsing and validation for what it finds here), and remembers what Apollo validated itself.
    */
   readonly apolloStore: DocumentStore = {
-    get: async (key) => {
-      const known = this.known.get(queryHashIn(key));
-      return known?.valid ? known.document : undefined;
-    },
+    get: async (key) => this.validByHash.get(queryHashIn(key)),
     set: async (key, document) => {
-      this.known.set(queryHashIn(key), { document, valid: true });
+      this.validByHash.set(queryHashIn(key), document);
     },
     delete: async (key) => {
-      this.known.delete(queryHashIn(key));
+      this.validByHash.delete(queryHashIn(key));
     },
   };
 
-  /** Counts the parses Apollo makes itself (documents this cache refused) with this cache's own. */
-  readonly apolloParsesPlugin: ApolloServerPlugin = {
-    requestDidStart: async () => this.parseListener,
-  };
-
-  private readonly parseListener = {
-    parsingDidStart: async () => {
-      this.parses.inc();
-    },
+  /** Counts a parse Apollo makes itself (of a document this cache refused) with this cache's own. */
+  readonly countApolloParse = (): void => {
+    this.parses.inc();
   };
 }
 

@@ -1,4 +1,4 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
+import { HeaderMap, type GraphQLRequestListener } from '@apollo/server';
 import type { GraphQLContext } from '../context.js';
 
 /**
@@ -7,16 +7,13 @@ import type { GraphQLContext } from '../context.js';
  * resolved and checked, so no execution hook runs, and with `metrics.responseCacheHit` set. The
  * route sends the cached bytes (with their ETag): the result is given here for the plugins.
  */
-const answerFromCache: GraphQLRequestListener<GraphQLContext> = {
-  async responseForOperation({ contextValue, metrics }) {
-    metrics.responseCacheHit = true;
-    return {
-      http: { headers: new HeaderMap(), status: undefined },
-      body: { kind: 'single', singleResult: JSON.parse(contextValue.cached!) },
-    };
-  },
-};
-
-export const cachedAnswerPlugin: ApolloServerPlugin<GraphQLContext> = {
-  requestDidStart: async ({ contextValue }) => (contextValue.cached === undefined ? undefined : answerFromCache),
+export const answerFromCache: NonNullable<GraphQLRequestListener<GraphQLContext>['responseForOperation']> = async ({
+  contextValue,
+  metrics,
+}) => {
+  metrics.responseCacheHit = true;
+  return {
+    http: { headers: new HeaderMap(), status: undefined },
+    body: { kind: 'single', singleResult: JSON.parse(contextValue.cached!) },
+  };
 };

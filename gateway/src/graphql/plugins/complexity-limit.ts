@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
@@ -139,15 +139,11 @@ export class ComplexityLimit {
  * one the route computed for the same document and variables (on the request's record), so an
  * operation is costed once.
  */
-export function complexityLimitPlugin(limit: ComplexityLimit): ApolloServerPlugin<GraphQLContext> {
-  // One listener for every request: it keeps no per-request state.
-  const listener: GraphQLRequestListener<GraphQLContext> = {
-    async didResolveOperation({ operation, contextValue }) {
-      // No operation to run: the operation guard answers 400 (costing would sum every operation).
-      if (!operation) return;
-      const error = limit.refusal(contextValue.record.cost);
-      if (error) throw error;
-    },
+export function refuseTooComplex(limit: ComplexityLimit): NonNullable<GraphQLRequestListener<GraphQLContext>['didResolveOperation']> {
+  return async ({ operation, contextValue }) => {
+    // No operation to run: the operation guard answers 400 (costing would sum every operation).
+    if (!operation) return;
+    const error = limit.refusal(contextValue.record.cost);
+    if (error) throw error;
   };
-  return { requestDidStart: async () => listener };
 }

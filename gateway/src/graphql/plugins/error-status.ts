@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { ClientFacingError, ServiceUnavailableError } from '../../errors.js';
 import type { GraphQLContext } from '../context.js';
@@ -7,27 +7,24 @@ import type { GraphQLContext } from '../context.js';
  * Gives GraphQL responses the HTTP status of what went wrong: 503 + Retry-After when Postgres is
  * unavailable, 4xx for bad input or missing credentials. Failed responses are never cached.
  */
-const setErrorStatus: GraphQLRequestListener<GraphQLContext> = {
-  async willSendResponse({ errors, response, contextValue }) {
-    if (!errors?.length) return;
-    for (const error of errors) {
-      const cause = unexpectedCause(error);
-      if (cause) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
-    }
-    const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
-    const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
-    if (unavailable) {
-      response.http.status = 503;
-      response.http.headers.set('retry-after', String(unavailable.retryAfterSeconds));
-    } else if (causes[0] && (response.http.status ?? 200) === 200) {
-      response.http.status = causes[0].statusCode;
-    }
-  },
-};
-
-// One listener for every request: it keeps no per-request state.
-export const errorStatusPlugin: ApolloServerPlugin<GraphQLContext> = {
-  requestDidStart: async () => setErrorStatus,
+export const setErrorStatus: NonNullable<GraphQLRequestListener<GraphQLContext>['willSendResponse']> = async ({
+  errors,
+  response,
+  contextValue,
+}) => {
+  if (!errors?.length) return;
+  for (const error of errors) {
+    const cause = unexpectedCause(error);
+    if (cause) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
+  }
+  const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
+  const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
+  if (unavailable) {
+    response.http.status = 503;
+    response.http.headers.set('retry-after', String(unavailable.retryAfterSeconds));
+  } else if (causes[0] && (response.http.status ?? 200) === 200) {
+    response.http.status = causes[0].statusCode;
+  }
 };
 
 /**

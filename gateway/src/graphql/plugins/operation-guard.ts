@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from '@apollo/server';
+import type { GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode } from 'graphql';
 import type { GraphQLContext } from '../context.js';
 
@@ -12,17 +12,14 @@ function operationCount(document: DocumentNode): number {
  * which looks the operation up by name, costed nothing, while the executor ran the document's
  * only operation anyway — and a mutation was committed, then reported as a 500.
  */
-const guard: GraphQLRequestListener<GraphQLContext> = {
-  async didResolveOperation({ request, document, operation }) {
-    if (operation) return;
-    const message = request.operationName
-      ? `Unknown operation named "${request.operationName}".`
-      : `the document holds ${operationCount(document)} operations: name the one to run in operationName`;
-    throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
-  },
-};
-
-// One listener for every request: it keeps no per-request state.
-export const operationGuardPlugin: ApolloServerPlugin<GraphQLContext> = {
-  requestDidStart: async () => guard,
+export const refuseUnresolvedOperation: NonNullable<GraphQLRequestListener<GraphQLContext>['didResolveOperation']> = async ({
+  request,
+  document,
+  operation,
+}) => {
+  if (operation) return;
+  const message = request.operationName
+    ? `Unknown operation named "${request.operationName}".`
+    : `the document holds ${operationCount(document)} operations: name the one to run in operationName`;
+  throw new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
 };
