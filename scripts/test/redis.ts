@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clockShim } from './clock-shims.js';
 import { freePort } from './ports.js';
 import { GroupProcess, runOk } from './process.js';
 
@@ -99,23 +98,6 @@ async function writeOffset(file: string, offsetMs: number): Promise<void> {
   }
 }
 
-/** The wall-clock shim, compiled once per source (Debian's gcc), cached beside the other test tools. */
-async function wallClockOffsetLibrary(): Promise<string> {
-  const source = fileURLToPath(new URL('wall-clock-offset/wall-clock-offset.c', import.meta.url));
-  const digest = createHash('sha256')
-    .update(await readFile(source))
-    .digest('hex')
-    .slice(0, 12);
-  const library = join(homedir(), '.cache/catalog-gateway', `wall-clock-offset-${digest}.so`);
-  if (!existsSync(library)) {
-    await mkdir(dirname(library), { recursive: true });
-    const building = `${library}.${process.pid}`;
-    await runOk('gcc', ['-shared', '-fPIC', '-O2', '-o', building, source, '-ldl']);
-    await rename(building, library);
-  }
-  return library;
-}
-
 export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   // A replica keeps the snapshot its primary sends it here: never in the caller's directory, and
@@ -125,7 +107,7 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
   // The shim reads the offset from this file's 8 bytes on every call: a step takes at once.
   const clockFile = join(dir, 'clock-offset');
   const clockEnv = options.steppableClock
-    ? { env: { ...process.env, LD_PRELOAD: await wallClockOffsetLibrary(), WALL_CLOCK_OFFSET_FILE: clockFile } }
+    ? { env: { ...process.env, LD_PRELOAD: await clockShim('wall-clock-offset'), WALL_CLOCK_OFFSET_FILE: clockFile } }
     : {};
   if (options.steppableClock) await writeOffset(clockFile, 0);
 
