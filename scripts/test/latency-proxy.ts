@@ -11,7 +11,14 @@ export interface LinkSpeed {
   bytesPerSecond?: number;
   /** Whether what the client sends (its commands, its statements) is late too; else only the server's replies are. */
   requests?: boolean;
+  /**
+   * Only connections that subscribed (a Redis SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE sent on them)
+   * are slowed: a client hears pub/sub messages late while its commands are answered at once.
+   */
+  subscribersOnly?: boolean;
 }
+
+const SUBSCRIBES = /[PS]?SUBSCRIBE/i;
 
 export interface LatencyProxy {
   /** The proxy's port on 127.0.0.1: point the client here instead of at the server. */
@@ -41,8 +48,13 @@ export async function startLatencyProxy(target: { host: string; port: number }):
         upstream.destroy();
       });
     }
-    const replies = forward(upstream, client, () => link);
-    const requests = forward(client, upstream, () => (link.requests ? link : { latencyMs: 0 }));
+    // Told apart by what the client sent: a connection that subscribed carries messages from then on.
+    let subscriber = false;
+    client.on('data', (chunk: Buffer) => {
+      if (!subscriber && SUBSCRIBES.test(chunk.toString('latin1'))) subscriber = true;
+    });
+    const replies = forward(upstream, client, () => (link.subscribersOnly && !subscriber ? { latencyMs: 0 } : link));
+    const requests = forward(client, upstream, () => (link.requests && (!link.subscribersOnly || subscriber) ? link : { latencyMs: 0 }));
     upstream.on('end', () => void replies.drained().then(() => client.end()));
     client.on('end', () => void requests.drained().then(() => upstream.end()));
   });

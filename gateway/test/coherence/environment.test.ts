@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { monotonicClockRateEnv } from '../../../scripts/test/clock-shims.js';
 import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
@@ -8,6 +9,7 @@ import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { waitFor } from '../../../scripts/test/wait.js';
 import { seededRandom } from '../../bench/random.js';
 import { attack, gatewayEnv, PRODUCTS, SEED, sumOver } from './attack.js';
+import { WRITE_TOKEN } from '../support/gateway.js';
 import { createCoherenceCatalog } from './catalog.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
 import { Popularity } from './workload.js';
@@ -34,6 +36,13 @@ const ROOMY_MEMORY_BYTES = String(1024 ** 3);
  * 3% slow, inside the 5% the lease margin allows (gateway/README.md, "Assumptions").
  */
 const SLOW_CLOCK_RATE = 0.97;
+
+/** How late gateway-b hears Redis's messages in the slow-clock run: past a writer's longest wait for it (a lease). */
+const MESSAGES_LATE_MS = 1_300;
+/** Writes in the slow-clock run, each alone: a clock that moves under a late listener denies it its lease. */
+const LATE_ROUNDS = 8;
+/** Long enough for gateway-b to catch up, renew and hold its lease again. */
+const LEASE_SETTLES_MS = 2_000;
 
 /** Features more on each written product in the slow run: its REST answer takes long to build. */
 const HEAVY_FEATURES = 1_500;
@@ -141,6 +150,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
           'redis slowed both ways for one gateway',
           'gateway paused',
           'redis slowed both ways for one gateway',
+          'redis messages late for one gateway',
         ],
         gateways,
         targets: { latency, redisLatency },
@@ -149,6 +159,74 @@ describe('coherence under the environment: what the argument assumes, varied', {
         // Few enough that a read's statement leaves at once instead of queueing behind others' (loaders/shared-batchers.ts).
         readers: 4,
       });
+    });
+  });
+
+  describe('a gateway whose monotonic clock runs slow (within the lease margin) hears invalidations late while Redis answers its commands at once', () => {
+    let redis: RedisServer;
+    let messagesLate: LatencyProxy;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      redis = await startRedis();
+      const databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      messagesLate = await startLatencyProxy({ host: '127.0.0.1', port: redis.port });
+      gateways = await Promise.all([
+        startGatewayProcess('gateway-a', gatewayEnv(databaseUrl, { REDIS_URL: redis.url })),
+        startGatewayProcess('gateway-b', {
+          ...gatewayEnv(databaseUrl, { REDIS_URL: `redis://127.0.0.1:${messagesLate.port}` }),
+          ...(await monotonicClockRateEnv(SLOW_CLOCK_RATE)),
+        }),
+      ]);
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([messagesLate?.close(), redis?.stop()]);
+    });
+
+    // Each round: gateway-b keeps a product in memory, then hears Redis's messages MESSAGES_LATE_MS
+    // late (past a writer's longest wait for it) while its renewals are answered at once, so it
+    // holds its lease; a write through gateway-a is acknowledged once that wait is over, and
+    // gateway-b is read at once, over and over, until it has heard. Only its lease, timed by its
+    // slow clock, stands between it and the product it kept: with the clock slower than the margin
+    // allows, this run reads stale products (RESULTS.md).
+    it('0 stale reads, gateway-b answering from memory meanwhile', { timeout: 300_000 }, async () => {
+      const [writer, late] = gateways as [GatewayProcess, GatewayProcess];
+      const maps = await readFile(`/proc/${late.pid}/maps`, 'utf8');
+      assert.match(maps, /monotonic-clock-rate-\w+\.so/, "the slow clock's shim is not loaded in gateway-b");
+      const product = writtenProducts()[0]!;
+      const slogan = async () => {
+        const response = await fetch(`${late.base}/products/${product}`);
+        assert.equal(response.status, 200, `gateway-b /products/${product}`);
+        return ((await response.json()) as { slogan: string }).slogan;
+      };
+      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+      let stale = 0;
+      let readsAfterWrites = 0;
+      let hitsAfterWrites = 0;
+      for (let round = 0; round < LATE_ROUNDS; round += 1) {
+        messagesLate.slow({ latencyMs: 0 });
+        await sleep(LEASE_SETTLES_MS);
+        for (let read = 0; read < 3; read += 1) await slogan();
+        messagesLate.slow({ latencyMs: MESSAGES_LATE_MS, subscribersOnly: true });
+        await sleep(LEASE_SETTLES_MS);
+        const written = `slow clock, round ${round}`;
+        const response = await fetch(`${writer.base}/products/${product}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${WRITE_TOKEN}` },
+          body: JSON.stringify({ slogan: written }),
+        });
+        assert.equal(response.status, 200, `the write of round ${round}: ${await response.text()}`);
+        const hitsBefore = await sumOver([late], hits);
+        const until = performance.now() + MESSAGES_LATE_MS;
+        while (performance.now() < until) {
+          readsAfterWrites += 1;
+          if ((await slogan()) !== written) stale += 1;
+        }
+        hitsAfterWrites += (await sumOver([late], hits)) - hitsBefore;
+      }
+      assert.ok(messagesLate.delayedChunks > 0, 'no message reached gateway-b late');
+      assert.ok(hitsAfterWrites > 0, 'gateway-b never answered from memory after a write: its lease did not hold, nothing was tested');
+      assert.equal(stale, 0, `${stale} of ${readsAfterWrites} reads of gateway-b after an acknowledged write were stale`);
     });
   });
 

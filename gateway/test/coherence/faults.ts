@@ -28,6 +28,7 @@ export type FaultKind =
   | 'postgres slowed'
   | 'redis slowed for one gateway'
   | 'redis slowed both ways for one gateway'
+  | 'redis messages late for one gateway'
   | 'gateway paused'
   | 'redis clock stepped';
 
@@ -77,6 +78,7 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'postgres slowed': [5_000, 9_000],
   'redis slowed for one gateway': [3_000, 6_000],
   'redis slowed both ways for one gateway': [3_000, 6_000],
+  'redis messages late for one gateway': [3_000, 6_000],
   // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
   'gateway paused': [50, 400],
   'redis clock stepped': [2_000, 5_000],
@@ -309,18 +311,25 @@ async function slowPostgres(latency: LatencyProxy, durationMs: number, random: R
  * `requests`, Redis hears that gateway late too: its renewals, its writes' announcements and its
  * stores arrive after commands the other gateway sent later.
  */
-async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random: Random, requests = false): Promise<string> {
+/** What a slowed Redis link holds back: the answers and messages a gateway hears, its commands too, or its messages only. */
+type RedisSlowdown = 'answers' | 'both ways' | 'messages';
+
+async function slowRedisForOne(latency: LatencyProxy, durationMs: number, random: Random, slowdown: RedisSlowdown): Promise<string> {
   const latencyMs = uniformInt(random, ...REDIS_LATENCY_MS);
   const before = latency.delayedChunks;
-  latency.slow({ latencyMs, requests });
+  latency.slow({ latencyMs, requests: slowdown === 'both ways', subscribersOnly: slowdown === 'messages' });
   try {
     await sleep(durationMs);
   } finally {
     latency.slow({ latencyMs: 0 });
   }
   const held = latency.delayedChunks - before;
-  if (held === 0) throw new Error(`nothing came from Redis in ${durationMs} ms of answers ${latencyMs} ms late`);
-  const what = requests ? 'commands, answers and messages' : 'answers and messages';
+  if (held === 0) throw new Error(`nothing came from Redis in ${durationMs} ms of ${slowdown} ${latencyMs} ms late`);
+  const what = {
+    answers: 'answers and messages',
+    'both ways': 'commands, answers and messages',
+    messages: 'messages (its commands answered at once)',
+  }[slowdown];
   return `one gateway's Redis ${what} ${latencyMs} ms late for ${durationMs} ms: ${held} chunks held back`;
 }
 
@@ -376,10 +385,13 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
     case 'postgres slowed':
       return slowPostgres(need(targets.latency, 'latency proxy before Postgres'), fault.durationMs, random);
     case 'redis slowed for one gateway':
-      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random);
+      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random, 'answers');
     case 'redis slowed both ways for one gateway':
       // Its renewals, write announcements and stores reach Redis late too, not only what it hears.
-      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random, true);
+      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random, 'both ways');
+    case 'redis messages late for one gateway':
+      // Its renewals answered at once (within REDIS_COMMAND_TIMEOUT_MS) while invalidations reach it late: its lease is what stands between.
+      return slowRedisForOne(need(targets.redisLatency, 'latency proxy before Redis'), fault.durationMs, random, 'messages');
     case 'gateway paused':
       return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
     case 'redis clock stepped':
