@@ -43,6 +43,40 @@ interface EntryRow {
 }
 
 /**
+ * Locks the oldest entries no other claim holds, as many as fit the products' bound (at least
+ * one), and reads them. Entries past the bound are never kept locked: one would wait for this
+ * claim's announcement, then for its own, twice the time the bound allows. So the free entries
+ * are found by locking them under a savepoint, which is rolled back (letting them all go) before
+ * those within the bound are locked again; one another claim took in between is skipped. The
+ * insert position is read after the snapshot saw the entries committed, so every commit record
+ * among them lies below it (even under synchronous_commit = off).
+ */
+async function lockWithinBound(client: pg.Client): Promise<EntryRow[]> {
+  await client.query('SAVEPOINT finding_free_entries');
+  const { rows: free } = await client.query<{ id: string; products: number }>(
+    `SELECT id, cardinality(product_ids) AS products FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [CLAIM_BATCH],
+  );
+  await client.query('ROLLBACK TO SAVEPOINT finding_free_entries');
+  const chosen: string[] = [];
+  let products = 0;
+  for (const entry of free) {
+    products += entry.products;
+    if (chosen.length > 0 && products > PRODUCTS_PER_CLAIM) break;
+    chosen.push(entry.id);
+  }
+  if (chosen.length === 0) return [];
+  const { rows } = await client.query<EntryRow>(
+    `SELECT id, product_ids, list_changed, everything,
+            extract(epoch FROM clock_timestamp() - recorded_at)::float8 AS waited_seconds,
+            pg_current_wal_insert_lsn()::text AS lsn
+       FROM ${CHANGE_LOG_TABLE} WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE SKIP LOCKED`,
+    [chosen],
+  );
+  return rows;
+}
+
+/**
  * Claims waiting entries of the change log (sql/capture.sql in the contract), at most
  * CLAIM_BATCH of them naming at most PRODUCTS_PER_CLAIM products, in a transaction, hands them to
  * `announce`, and deletes them only once it resolved: a gateway that fails or dies in between
@@ -54,24 +88,7 @@ interface EntryRow {
 export async function claimChanges(client: pg.Client, announce: (batch: ClaimedBatch) => Promise<void>): Promise<number> {
   await client.query('BEGIN');
   try {
-    // The insert position is read after the snapshot saw the entries committed, so every
-    // commit record among them lies below it (even under synchronous_commit = off). Entries
-    // locked past the products' bound are let go at the commit, for the next claim.
-    const { rows } = await client.query<EntryRow>(
-      `WITH locked AS MATERIALIZED (
-         SELECT id, product_ids, list_changed, everything, recorded_at
-           FROM ${CHANGE_LOG_TABLE} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
-       ), counted AS (
-         SELECT *, sum(cardinality(product_ids)) OVER (ORDER BY id) AS products_so_far FROM locked
-       )
-       SELECT id, product_ids, list_changed, everything,
-              extract(epoch FROM clock_timestamp() - recorded_at)::float8 AS waited_seconds,
-              pg_current_wal_insert_lsn()::text AS lsn
-         FROM counted
-        WHERE products_so_far <= $2 OR id = (SELECT min(id) FROM locked)
-        ORDER BY id`,
-      [CLAIM_BATCH, PRODUCTS_PER_CLAIM],
-    );
+    const rows = await lockWithinBound(client);
     if (rows.length > 0) {
       await announce({
         claimed: claimedChanges(rows),

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { CAPTURE_BOUND_MS, CLAIM_EVERY_MS, CLAIM_IDLE_TIMEOUT_MS } from '../../src/capture/change-capture.js';
-import { claimWaiting, PRODUCTS_PER_CLAIM, type ClaimedBatch } from '../../src/capture/change-log.js';
+import { claimChanges, claimWaiting, PRODUCTS_PER_CLAIM, type ClaimedBatch } from '../../src/capture/change-log.js';
 import { LEASE_MS } from '../../src/coherence/membership.js';
 import { createCatalog } from '../support/gateway.js';
 
@@ -16,8 +16,9 @@ import { createCatalog } from '../support/gateway.js';
 describe('claiming the change log', () => {
   let claimer: pg.Client;
   let writer: pg.Client;
+  let databaseUrl: string;
   before(async () => {
-    const databaseUrl = await createTestDatabase('claims');
+    databaseUrl = await createTestDatabase('claims');
     await createCatalog(databaseUrl, `INSERT INTO catalog.products (id, name) SELECT id, 'P' || id FROM generate_series(1, 5) id`);
     [claimer, writer] = [new pg.Client({ connectionString: databaseUrl }), new pg.Client({ connectionString: databaseUrl })];
     await Promise.all([claimer.connect(), writer.connect()]);
@@ -60,6 +61,32 @@ describe('claiming the change log', () => {
     // At most PRODUCTS_PER_CLAIM (5,000) products a claim, or one entry naming more, alone.
     assert.equal(PRODUCTS_PER_CLAIM, 5_000);
     assert.deepEqual(announced, [3_000, 3_000, 3_000, 8_000, 2_000]);
+  });
+
+  it("leaves the entries past its bound free while it announces: another gateway's claim takes them meanwhile", async () => {
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await other.connect();
+    try {
+      // Two entries of 3,000 products: the first claim may take only the first.
+      for (const first of [1, 3_001]) {
+        await writer.query(`INSERT INTO ${CHANGE_LOG_TABLE} (product_ids) SELECT array(SELECT generate_series($1::bigint, $2::bigint))`, [
+          first,
+          first + 2_999,
+        ]);
+      }
+      let meanwhile: number[] = [];
+      await claimChanges(claimer, async (batch) => {
+        assert.deepEqual(productsOf(batch).slice(0, 1), [1]);
+        // While the first claim is being announced, another gateway's claim runs.
+        await claimChanges(other, async (taken) => {
+          meanwhile = productsOf(taken);
+        });
+      });
+      assert.equal(meanwhile.length, 3_000, "the entry past the first claim's bound stayed locked until that claim ended");
+      assert.equal(meanwhile[0], 3_001);
+    } finally {
+      await other.end();
+    }
   });
 });
 
