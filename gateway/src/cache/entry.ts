@@ -18,11 +18,9 @@ const ETAG = /^"[\w-]+"$/;
 // One line per header field (ENTRY_HEADER_LINES of them: the epoch and seq at which the response's
 // data was read, which the coherence scripts check against the clock and the tags' versions, then
 // expiry, ETag, route and tags; the scripts read the first two and the tags line: keep them in
-// place), then the body: cheap to write and to split, no double JSON encoding. `bodyBytes`: the
-// body's UTF-8 when the caller has it already (it encoded the body once for its ETag and the socket).
-export function encodeEntry(entry: CacheEntry, readAt: ClockPosition, bodyBytes: Buffer = Buffer.from(entry.body)): Buffer {
-  const header = `${readAt.epoch}\n${readAt.seq}\n${entry.expiresAt}\n${entry.etag}\n${entry.route}\n${entry.tags.join(' ')}\n`;
-  return Buffer.concat([Buffer.from(header), bodyBytes]);
+// place), then the body: cheap to write and to split, no double JSON encoding.
+export function encodeEntry(entry: CacheEntry, readAt: ClockPosition): string {
+  return `${readAt.epoch}\n${readAt.seq}\n${entry.expiresAt}\n${entry.etag}\n${entry.route}\n${entry.tags.join(' ')}\n${entry.body}`;
 }
 
 /** An entry as Redis holds it: with the position its data was read at. */
@@ -32,8 +30,7 @@ export interface StoredEntry {
 }
 
 /** The entry, or undefined when the text is not one (cut short, or of a route this version does not cache). */
-export function decodeEntry(stored: string | Buffer): StoredEntry | undefined {
-  const text = typeof stored === 'string' ? stored : stored.toString();
+export function decodeEntry(text: string): StoredEntry | undefined {
   const ends: number[] = [];
   for (let from = 0; ends.length < ENTRY_HEADER_LINES; from = ends.at(-1)! + 1) {
     const end = text.indexOf('\n', from);

@@ -48,12 +48,9 @@ export class RedisStore {
     return checked === null ? undefined : decodeEntry(checked)?.entry;
   }
 
-  /**
-   * Stores a response whose data was read at `readAt`, if nothing it depends on moved since.
-   * `bodyBytes`: the body's UTF-8, encoded once by whoever computed it.
-   */
-  async store(key: string, entry: CacheEntry, readAt: ClockPosition, bodyBytes: Buffer): Promise<SharedStoreResult> {
-    if (bodyBytes.length > this.limits.maxEntryBytes) return 'too_large';
+  /** Stores a response whose data was read at `readAt`, if nothing it depends on moved since. */
+  async store(key: string, entry: CacheEntry, readAt: ClockPosition): Promise<SharedStoreResult> {
+    if (Buffer.byteLength(entry.body) > this.limits.maxEntryBytes) return 'too_large';
     const ttlMs = Math.max(1, entry.expiresAt - Date.now());
     const keys = [REDIS_CLOCK_KEY, redisResponseKey(key), ...entry.tags.map(redisTagVersionKey), ...entry.tags.map(redisTagCountKey)];
     const { versionTtlMs, maxEntriesPerTag } = this.limits;
@@ -67,7 +64,7 @@ export class RedisStore {
         ttlMs,
         versionTtlMs,
         maxEntriesPerTag,
-        encodeEntry(entry, readAt, bodyBytes),
+        encodeEntry(entry, readAt),
         TAG_VERSION_PREFIX,
       ),
     );

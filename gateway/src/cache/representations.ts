@@ -225,20 +225,17 @@ export class RepresentationEncoder {
   /**
    * The body as is stays text: a Buffer per cached body would cost ~250 bytes of V8 heap and a
    * native allocation of its own (measured: ~650 bytes of RSS a body), more than most bodies.
-   * `tags`: what the body was built from, for its surrogate keys. `bodyBytes`: the body's UTF-8
-   * when the caller made it (a body just computed, on its way to the socket and Redis): its length
-   * and ETag are taken from it rather than from encoding the text again.
+   * `tags`: what the body was built from, for its surrogate keys.
    */
-  encode(body: string, etag?: string, tags: readonly string[] = [], bodyBytes?: Buffer): Representations {
-    const byteLength = bodyBytes ? bodyBytes.length : Buffer.byteLength(body);
-    etag ??= this.etagOf(bodyBytes ?? body);
+  encode(body: string, etag = this.etagOf(body), tags: readonly string[] = []): Representations {
+    const byteLength = Buffer.byteLength(body);
     const surrogateKeys = surrogateKeyHeaders(this.surrogateHeaders, tags);
     const encoder = byteLength < COMPRESSION_MIN_BYTES ? undefined : this;
     return new Representations(body, byteLength, etag, this.cacheControls, surrogateKeys, encoder);
   }
 
   /** The ETag of a body as is (`etag` of `encode`: one made for the same body before, say by another replica). */
-  private etagOf(body: string | Buffer): string {
+  private etagOf(body: string): string {
     return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
   }
 

@@ -25,11 +25,6 @@ export interface PlainResponse {
 export interface CatalogRead {
   status: 200;
   representations: Representations;
-  /**
-   * The body's UTF-8, when it was just computed: encoded once for its ETag, Redis and the socket.
-   * Cached copies keep the text only (representations.ts says why), and are encoded as they are sent.
-   */
-  bodyBytes?: Buffer;
 }
 
 export type ServedResponse = PlainResponse | CatalogRead;
@@ -218,7 +213,7 @@ export class ResponseCache {
     const response = await this.options.readOn(compute);
     const tags = [...response.tags];
     const served = this.encoded(response, tags);
-    if (!('bodyBytes' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return { served, tags };
+    if (!('representations' in served) || performance.now() - started > MAX_COMPUTATION_AGE_MS) return { served, tags };
     const entry: CacheEntry = {
       body: response.body,
       etag: served.representations.etag,
@@ -229,7 +224,7 @@ export class ResponseCache {
     if (leaseHeld && !coherence.requirements.anyPending(entry.tags)) {
       memory.set(key, new MemoryEntry(entry, served.representations), readAtEpoch);
     }
-    if (readAt) this.storeShared(key, entry, readAt, served.bodyBytes);
+    if (readAt) this.storeShared(key, entry, readAt);
     return { served, tags };
   }
 
@@ -237,22 +232,21 @@ export class ResponseCache {
    * A cacheable 200 as a catalog read (encoded once, here, with its tags for the shared caches'
    * surrogate keys); anything else as it is.
    */
-  private encoded(response: ComputedResponse, tags?: readonly string[]): PlainResponse | Required<CatalogRead> {
+  private encoded(response: ComputedResponse, tags?: readonly string[]): ServedResponse {
     const { status, body, headers } = response;
     if (!isCatalogRead(response)) return { status, body, headers };
-    const bodyBytes = Buffer.from(body);
-    return { status: 200, representations: this.options.encoder.encode(body, undefined, tags ?? [...response.tags], bodyBytes), bodyBytes };
+    return { status: 200, representations: this.options.encoder.encode(body, undefined, tags ?? [...response.tags]) };
   }
 
   /**
    * Writes to Redis in the background: the client has its answer already, and cold traffic may
    * never read the entry back. Failures are counted like every other Redis failure.
    */
-  private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition, bodyBytes: Buffer): void {
+  private storeShared(key: string, entry: CacheEntry, readAt: ClockPosition): void {
     const { redis, report } = this.options;
     if (!redis) return;
     const write = redis
-      .store(key, entry, readAt, bodyBytes)
+      .store(key, entry, readAt)
       .then((result) => report.sharedStore(result))
       .catch((error) => this.options.redisFailed('set', error))
       .finally(() => this.pendingWrites.delete(write));

@@ -11,7 +11,7 @@ import { labelForAccept } from './graphql-media-type.js';
 import { RequestRecord } from './request-record.js';
 
 /** Every answer the gateway gives: a catalog read (a cache entry, or just computed), or anything else as it is. */
-export type Answer = { readonly representations: Representations; readonly bodyBytes?: Buffer } | PlainResponse;
+export type Answer = { readonly representations: Representations } | PlainResponse;
 
 /** Which media type rules an answer follows: GraphQL's are relabelled for the request's Accept. */
 export type AnswerProtocol = 'rest' | 'graphql';
@@ -62,8 +62,7 @@ export class ResponseWriter {
       return 304;
     }
     response.writeHead(200, this.finish(record, request, this.withRateLimit(record, representation.headers(personalised)), protocol));
-    // A body just computed was encoded once already (response-cache.ts): sent as those bytes.
-    response.end(representation === answer.representations && answer.bodyBytes ? answer.bodyBytes : representation.body);
+    response.end(representation.body);
     return 200;
   }
 

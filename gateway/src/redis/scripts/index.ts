@@ -12,7 +12,7 @@ declare module 'ioredis' {
     coherenceUnacknowledged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[number, number], Context>;
     coherenceSwap(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string, Context>;
     coherenceLoad(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string | null, Context>;
-    coherenceStore(numberOfKeys: number, ...keysThenArgs: (string | number | Buffer)[]): Result<number, Context>;
+    coherenceStore(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number, Context>;
     recordClientUsage(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<number[], Context>;
   }
 }
