@@ -3,7 +3,6 @@
 import type { GroupProcess } from '../../../scripts/test/process.js';
 import { freePort } from '../../../scripts/test/ports.js';
 import { answersOk } from '../../../scripts/test/wait.js';
-import { configSchema } from '../../src/config.js';
 import { startGatewayCli } from '../support/gateway.js';
 
 /** Generous: tsx compiles the gateway on every start, on a machine the whole suite shares. */
@@ -37,7 +36,7 @@ export async function startGatewayProcess(name: string, env: Record<string, stri
   const base = `http://127.0.0.1:${port}`;
   // Gateways on one host: each metrics listener on a port of its own, not the default.
   const metricsPort = await freePort();
-  const metricsUrl = 'METRICS_PORT' in configSchema.shape ? `http://127.0.0.1:${metricsPort}/metrics` : `${base}/metrics`;
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   let child: GroupProcess;
   const start = async () => {
     child = startGatewayCli([], { ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort) });
