@@ -3,7 +3,7 @@ import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from
 import type { Counter } from 'prom-client';
 import { graphqlErrorBody } from '../http/error-bodies.js';
 import { graphqlCacheKey } from '../cache/keys.js';
-import { wellFormedRequest, type GraphQLParams } from './request-shape.js';
+import { isRecord, malformedRequest, type GraphQLParams } from './request-shape.js';
 import type { Services } from '../services.js';
 import type { DocumentCache, KnownDocument } from './documents.js';
 import type { PersistedQueryStore } from '../cache/persisted-query-store.js';
@@ -17,6 +17,8 @@ export interface ResolvedOperation {
   document: DocumentNode | undefined;
   /** Whether `document` passed validation. */
   valid: boolean;
+  /** What is wrong with the request's shape (request-shape.ts), in Apollo's words; undefined when nothing. */
+  malformed: string | undefined;
   operation: OperationDefinitionNode | undefined;
   /**
    * The response-cache key, for queries only, made when the cache asks for it (with the cache off,
@@ -58,8 +60,6 @@ class BadPersistedQuery extends Error {
     super(message);
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
 
@@ -136,7 +136,15 @@ export class PersistedQueries {
     const { counter } = this.options;
     // Not an object (a batch array, a bare string): Apollo names what is wrong with it.
     if (!isRecord(params))
-      return { params, operationName: undefined, document: undefined, valid: false, operation: undefined, cacheKey: undefined };
+      return {
+        params,
+        operationName: undefined,
+        document: undefined,
+        valid: false,
+        malformed: malformedRequest(params),
+        operation: undefined,
+        cacheKey: undefined,
+      };
     try {
       const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
       if ('refused' in resolved) return resolved;
@@ -226,8 +234,11 @@ export class PersistedQueries {
     const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const run = query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions);
+    // A malformed request is answered with a 400, which must never be taken from, or put in, the
+    // response cache: its key names the operation and variables, not how wrongly they were sent.
+    const malformed = malformedRequest(run);
     const cacheKey =
-      document && valid && operation?.operation === 'query' && wellFormedRequest(run)
+      document && valid && operation?.operation === 'query' && typeof run.query === 'string' && !malformed
         ? () => graphqlCacheKey(this.options.documents.whatDecides(document, operation, run.variables))
         : undefined;
     return {
@@ -235,6 +246,7 @@ export class PersistedQueries {
       operationName,
       document,
       valid,
+      malformed,
       operation,
       cacheKey,
     };

@@ -40,13 +40,3 @@ export function malformedRequest(params: unknown): string | undefined {
   }
   return undefined;
 }
-
-/**
- * Whether a request's fields have the types GraphQL over HTTP gives them: text `query`, text (or
- * no) `operationName`, objects (or nothing) for `variables` and `extensions`. Any other request is
- * answered with a 400, which must never be taken from, or put in, the response cache: its cache
- * key names the operation and variables, not how wrongly they were sent.
- */
-export function wellFormedRequest(params: GraphQLParams): boolean {
-  return typeof params.query === 'string' && malformedRequest(params) === undefined;
-}

@@ -12,7 +12,7 @@ import { GraphqlEdgeAnswers } from './edge-answers.js';
 import { BadGetParameter, parametersOfGet } from './get-parameters.js';
 import { JitExecutor } from './jit-executor.js';
 import { createPersistedQueries, type ResolvedOperation } from './persisted-queries.js';
-import { isRecord, malformedRequest, type GraphQLParams } from './request-shape.js';
+import { isRecord, type GraphQLParams } from './request-shape.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { ComplexityLimit } from './plugins/complexity-limit.js';
 import { createSchema } from './schema.js';
@@ -75,8 +75,7 @@ export function graphqlRoute(
       // The request as a document, the operation to run and its cache key (persisted queries resolved).
       const resolved = await persistedQueries.resolve(sent);
       if ('refused' in resolved) return resolved.refused;
-      const { params, operation, cacheKey } = resolved;
-      const malformed = malformedRequest(params);
+      const { params, operation, cacheKey, malformed } = resolved;
       if (malformed) return refused(400, malformed, 'BAD_REQUEST');
       if (operation?.operation === 'subscription') {
         return refused(400, 'subscriptions are not supported: use query or mutation', 'BAD_REQUEST');
