@@ -18,7 +18,8 @@ export interface LinkSpeed {
   subscribersOnly?: boolean;
 }
 
-const SUBSCRIBES = /[PS]?SUBSCRIBE/i;
+/** A RESP command whose name (an array's first element) is SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE: not a value that happens to say so. */
+const SUBSCRIBES = /\*\d+\r\n\$1?\d\r\n[PS]?SUBSCRIBE\r\n/i;
 
 export interface LatencyProxy {
   /** The proxy's port on 127.0.0.1: point the client here instead of at the server. */
