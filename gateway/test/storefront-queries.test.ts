@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { createTestDatabase } from '../../scripts/test/postgres.js';
 import type { Database } from '../src/db/database.js';
-import { SEARCH_COST } from '../src/graphql/plugins/complexity-limit.js';
+import { SEARCH_COST } from '../src/graphql/complexity-limit.js';
 import { decodeCursor } from '../src/paging/cursor.js';
 import { parseProductFilter, type ProductFilterInput } from '../src/paging/product-filter.js';
 import { PRODUCT_SORTS, type ProductSortName } from '../src/paging/product-sort.js';

@@ -3,59 +3,46 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import type { ValidationRule } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context.js';
-import type { DocumentCache } from './documents.js';
-import type { JitExecutor } from './jit-executor.js';
-import type { ComplexityLimit } from './plugins/complexity-limit.js';
-import { formatGatewayError } from './plugins/error-status.js';
-import { gatewayPlugin } from './plugins/gateway-plugin.js';
 
-export interface ApolloParts {
-  documents: DocumentCache;
-  /** The gateway's validation rules, the same the document cache validates with. */
-  validationRules: ValidationRule[];
-  executor: JitExecutor;
-  complexity: ComplexityLimit;
-  /** The plugins of whoever runs the gateway (AppDependencies.graphqlPlugins): they see every operation. */
-  userPlugins: readonly ApolloServerPlugin<GraphQLContext>[];
-}
+/** Apollo's id of a plugin it would otherwise install by itself (`__internal_plugin_id__`). */
+const internalIdOf = (plugin: ApolloServerPlugin<GraphQLContext>): string | undefined =>
+  (plugin as { __internal_plugin_id__?: string }).__internal_plugin_id__;
 
-/** Apollo Server over the gateway's schema, documents, executor and plugins, started. */
-export async function createApollo({
-  documents,
-  validationRules,
-  executor,
-  complexity,
-  userPlugins,
-}: ApolloParts): Promise<ApolloServer<GraphQLContext>> {
+/**
+ * The plugins Apollo would install by itself, each with why the gateway does not let it: a user
+ * who wants one registers it, and then the operation runner calls it like any other.
+ */
+const IMPLICIT_PLUGINS_OFF: [id: string, disabled: () => ApolloServerPlugin<GraphQLContext>][] = [
+  // Whole responses are cached by the gateway; per-field cache hints are not computed.
+  ['CacheControl', ApolloServerPluginCacheControlDisabled],
+  // Browsers get the gateway's own IDE (graphql/ide.ts) or, with it off, what any client gets;
+  // never Apollo's landing page, which loads Apollo Sandbox from a CDN.
+  ['LandingPage', ApolloServerPluginLandingPageDisabled],
+  // Inline traces are for subgraphs of a federated graph, which this schema is not.
+  ['InlineTrace', ApolloServerPluginInlineTraceDisabled],
+  // Installed when APOLLO_KEY is set, it would see no operation: the runner calls registered plugins only.
+  ['UsageReporting', ApolloServerPluginUsageReportingDisabled],
+];
+
+/**
+ * Apollo Server over the gateway's schema and the user's plugins, started: it owns the plugins'
+ * server lifecycle (serverWillStart, schemaDidLoadOrUpdate, serverWillStop), while their request
+ * hooks are called by the gateway's operation runner for every operation (operation-runner.ts).
+ */
+export async function createApollo(
+  schema: GraphQLSchema,
+  userPlugins: readonly ApolloServerPlugin<GraphQLContext>[],
+): Promise<ApolloServer<GraphQLContext>> {
+  const registered = new Set(userPlugins.map(internalIdOf));
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: executor.apolloGateway(),
-    documentStore: documents.apolloStore,
-    validationRules,
-    // GRAPHQL_INTROSPECTION is enforced by `validationRules`, which the document cache applies
-    // too; Apollo's own switch would add a rule only Apollo knows.
-    introspection: true,
-    // Persisted queries are resolved before Apollo (graphql/persisted-queries.ts), in a store all
-    // replicas share; Apollo's own per-process store would be a second one.
-    persistedQueries: false,
-    plugins: [
-      // Before the user's: an operation refused, or answered from the cache, is so for them too.
-      gatewayPlugin({ complexity, countParse: documents.countApolloParse }),
-      ...userPlugins,
-      // Whole responses are cached by the gateway; Apollo's per-field cache hints would only cost time.
-      ApolloServerPluginCacheControlDisabled(),
-      // Browsers get the gateway's own IDE (graphql/ide.ts) or, with it off, what any client gets;
-      // never Apollo's landing page, which loads Apollo Sandbox from a CDN.
-      ApolloServerPluginLandingPageDisabled(),
-      // Inline traces are for subgraphs of a federated graph, which this schema is not.
-      ApolloServerPluginInlineTraceDisabled(),
-    ],
-    includeStacktraceInErrorResponses: false,
+    schema,
+    plugins: [...userPlugins, ...IMPLICIT_PLUGINS_OFF.filter(([id]) => !registered.has(id)).map(([, disabled]) => disabled())],
     // The CLI owns SIGTERM: Apollo must not stop (and re-raise the signal) behind its back.
     stopOnTerminationSignals: false,
-    formatError: formatGatewayError,
   });
   await apollo.start();
   return apollo;

@@ -11,9 +11,4 @@ export interface GraphQLContext {
   readonly log: FastifyBaseLogger;
   /** The request's record: its operation's cost, computed once by the route, is what the cost check reads. */
   readonly record: RequestRecord;
-  /**
-   * The answer the response cache gave, when the operation is not executed: Apollo's pipeline
-   * runs for it so plugins see it, and the gateway's cache plugin answers it (responseForOperation).
-   */
-  readonly cached: string | undefined;
 }

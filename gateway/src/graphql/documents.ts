@@ -1,7 +1,6 @@
-import { hash } from 'node:crypto';
-import type { DocumentStore } from '@apollo/server';
 import {
   getVariableValues,
+  GraphQLError,
   Kind,
   parse,
   print,
@@ -22,29 +21,24 @@ import type { Counter } from 'prom-client';
 export interface KnownDocument {
   /** Undefined when the text does not parse. */
   document: DocumentNode | undefined;
-  /** Parsed and passed validation: Apollo runs it as is, without parsing or validating it again. */
+  /** Parsed and passed validation: it runs as is, without being parsed or validated again. */
   valid: boolean;
+  /** Why it may not run: its syntax error, or what validation found (none when valid). */
+  errors: readonly GraphQLError[];
 }
 
 /** How many distinct query strings are remembered (clients send a handful over and over). */
 const REMEMBERED_DOCUMENTS = 1_000;
 
-/** Apollo prefixes its document keys with a hash of the schema, which is fixed here: the query hash is the rest. */
-const queryHashIn = (apolloKey: string): string => apolloKey.slice(apolloKey.lastIndexOf(':') + 1);
-
 /**
- * The gateway's one cache of parsed and validated GraphQL documents. The route reads the
- * operation it is asked to run from it (to decide whether the response may be cached), and
- * Apollo is fed the same DocumentNode through its `documentStore`, so the operation guard, the
- * cost check and the executor all work on the document parsed here, once per query string.
- * Only documents that fail to parse or validate reach Apollo as text: it parses and validates
- * them again (with the same rules) to report their errors in its format.
+ * The gateway's one cache of parsed and validated GraphQL documents: the route reads the
+ * operation it is asked to run from it (to decide whether the response may be cached), and the
+ * cost check, the plugins and the executor all work on the document parsed here, once per query
+ * string. What a document that may not run got wrong is kept with it, for its answer.
  */
 export class DocumentCache {
   /** By query text: a lookup hashes the text as a Map key does, far cheaper than a SHA-256 per request. */
   private readonly known = new LRUCache<string, KnownDocument>({ max: REMEMBERED_DOCUMENTS });
-  /** The valid documents by Apollo's key for them, the text's SHA-256: what its document store reads. */
-  private readonly validByHash = new LRUCache<string, DocumentNode>({ max: REMEMBERED_DOCUMENTS });
   private readonly rules: ValidationRule[];
   /** Each operation's text as it runs, printed once per parsed document (see `whatDecides`). */
   private readonly operationTexts = new WeakMap<OperationDefinitionNode, string>();
@@ -57,17 +51,10 @@ export class DocumentCache {
     this.rules = [...specifiedRules, ...gatewayRules];
   }
 
-  /**
-   * The document of a query string, parsed and validated on first sight. `sha256Hash` is the
-   * text's SHA-256 (Apollo's key, as for persisted queries) when the caller already has it (a
-   * verified persisted-query hash); else it is computed once, on first sight.
-   */
-  lookUp(query: string, sha256Hash?: string): KnownDocument {
+  /** The document of a query string, parsed and validated on first sight. */
+  lookUp(query: string): KnownDocument {
     let known = this.known.get(query);
-    if (!known) {
-      this.known.set(query, (known = this.parseAndValidate(query)));
-      if (known.valid) this.validByHash.set(sha256Hash ?? hash('sha256', query, 'hex'), known.document!);
-    }
+    if (!known) this.known.set(query, (known = this.parseAndValidate(query)));
     return known;
   }
 
@@ -97,30 +84,14 @@ export class DocumentCache {
     let document: DocumentNode;
     try {
       document = parse(query);
-    } catch {
-      return { document: undefined, valid: false };
+    } catch (error) {
+      // parse throws nothing but GraphQL syntax errors; anything else is a bug, and surfaces.
+      if (!(error instanceof GraphQLError)) throw error;
+      return { document: undefined, valid: false, errors: [error] };
     }
-    return { document, valid: validate(this.schema, document, this.rules).length === 0 };
+    const errors = validate(this.schema, document, this.rules);
+    return { document, valid: errors.length === 0, errors };
   }
-
-  /**
-   * Apollo's document store over this cache: it hands out valid documents only (Apollo skips
-   * parsing and validation for what it finds here), and remembers what Apollo validated itself.
-   */
-  readonly apolloStore: DocumentStore = {
-    get: async (key) => this.validByHash.get(queryHashIn(key)),
-    set: async (key, document) => {
-      this.validByHash.set(queryHashIn(key), document);
-    },
-    delete: async (key) => {
-      this.validByHash.delete(queryHashIn(key));
-    },
-  };
-
-  /** Counts a parse Apollo makes itself (of a document this cache refused) with this cache's own. */
-  readonly countApolloParse = (): void => {
-    this.parses.inc();
-  };
 }
 
 /** An operation with only the fragments it spreads (transitively), printed without ignored characters. */

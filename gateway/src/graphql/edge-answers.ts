@@ -5,22 +5,22 @@ import type { GraphqlOperationRef } from '../pipeline/cache-lookup.js';
 import type { CachedGraphqlAnswers } from '../pipeline/front-door.js';
 import type { RequestRecord } from '../pipeline/request-record.js';
 import { createRequestScope, type Services } from '../services.js';
-import type { ApolloRunner } from './apollo-runner.js';
 import { parametersOfGet } from './get-parameters.js';
 import type { OperationMetrics } from './operation-metrics.js';
+import type { OperationRunner } from './operation-runner.js';
 import type { PersistedQueries } from './persisted-queries.js';
 
 /**
  * The GraphQL GETs the front door answered from the cache, accounted for as the route accounts
- * for its own: counted in the operation metrics, and, when the user registered plugins, run
- * through Apollo's pipeline as a cached answer (plugins/cached-answer.ts) once the client has it.
- * Without user plugins nothing could observe that run, so the hit costs a metric and no more.
+ * for its own: counted in the operation metrics, and, when the user registered plugins, shown to
+ * them as a cached answer by the operation runner once the client has it. Without user plugins
+ * nothing could observe that, so the hit costs a metric and no more.
  */
 export class GraphqlEdgeAnswers implements CachedGraphqlAnswers {
   constructor(
     private readonly services: Services,
     private readonly persistedQueries: PersistedQueries,
-    private readonly runner: ApolloRunner,
+    private readonly runner: OperationRunner,
     private readonly operationMetrics: OperationMetrics,
     /** Whether the user registered plugins. */
     private readonly observed: boolean,
@@ -41,13 +41,7 @@ export class GraphqlEdgeAnswers implements CachedGraphqlAnswers {
     const resolved = await this.persistedQueries.resolve(parametersOfGet(parseQueryString(url.slice(url.indexOf('?') + 1))));
     if ('refused' in resolved) return;
     const scope = createRequestScope(this.services);
-    await this.runner.run(request, resolved.params, {
-      services: this.services,
-      scope,
-      authorization: request.headers.authorization,
-      log,
-      record,
-      cached: body,
-    });
+    const context = { services: this.services, scope, authorization: request.headers.authorization, log, record };
+    await this.runner.run({ request, operation: resolved, context, cached: body });
   }
 }

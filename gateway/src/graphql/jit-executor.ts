@@ -1,4 +1,3 @@
-import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { traceGraphqlExecution } from '../telemetry/graphql-execution.js';
@@ -7,8 +6,8 @@ import type { GraphQLContext } from './context.js';
 type Compiled = CompiledQuery | ExecutionResult;
 
 /**
- * graphql-jit's errors predate graphql-js 16's (no extensions object, no AST nodes), which
- * Apollo needs to format them and to answer bad variables with 400 BAD_USER_INPUT: rebuild
+ * graphql-jit's errors predate graphql-js 16's (no extensions object, no AST nodes), which the
+ * runner needs to format them and to answer bad variables with 400 BAD_USER_INPUT: rebuild
  * each one as a graphql-js error, pointing variable errors at the variable's definition.
  */
 function asGraphqlJsError(error: GraphQLError, operation: OperationDefinitionNode): GraphQLError {
@@ -63,26 +62,5 @@ export class JitExecutor {
       await traceGraphqlExecution(operation, () => compiled.query(undefined, context, variables ?? {})),
       operation,
     );
-  }
-
-  /**
-   * This executor in Apollo, which still runs every plugin on the document the gateway's document
-   * cache parsed and validated; only execution is swapped. Apollo's documented way to plug in an
-   * executor since v4 is its gateway interface, used here to serve the schema and for nothing
-   * else.
-   */
-  apolloGateway(): GatewayInterface {
-    const schema = this.schema;
-    return {
-      load: async () => ({
-        executor: async ({ document, operation, operationName, request, context }) =>
-          this.execute(document, operation, operationName ?? undefined, request.variables, context as GraphQLContext),
-      }),
-      onSchemaLoadOrUpdate(callback) {
-        callback({ apiSchema: schema, coreSupergraphSdl: '' });
-        return () => {};
-      },
-      async stop() {},
-    };
   }
 }

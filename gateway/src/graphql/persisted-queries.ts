@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { getOperationAST, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { Counter } from 'prom-client';
 import { graphqlErrorBody } from '../http/error-bodies.js';
 import { graphqlCacheKey } from '../cache/keys.js';
@@ -9,14 +9,16 @@ import type { DocumentCache, KnownDocument } from './documents.js';
 import type { PersistedQueryStore } from '../cache/persisted-query-store.js';
 import { MAX_DOCUMENT_ID_LENGTH, type TrustedDocuments } from './trusted-documents.js';
 
-/** What the route runs: the request as Apollo is given it, and what the gateway knows of it. */
+/** What the route runs: the request as the plugins are given it, and what the gateway knows of it. */
 export interface ResolvedOperation {
-  /** The request for Apollo, as a POST body: the query text resolved, the persisted-query extension consumed. */
+  /** The request as a POST body: the query text resolved, the persisted-query extension consumed. */
   params: GraphQLParams;
   operationName: string | undefined;
   document: DocumentNode | undefined;
   /** Whether `document` passed validation. */
   valid: boolean;
+  /** Why the document may not run: its syntax error or its validation errors (none when valid). */
+  documentErrors: readonly GraphQLError[];
   /** What is wrong with the request's shape (request-shape.ts), in Apollo's words; undefined when nothing. */
   malformed: string | undefined;
   operation: OperationDefinitionNode | undefined;
@@ -26,6 +28,10 @@ export interface ResolvedOperation {
    * as text share one entry.
    */
   cacheKey: (() => string) | undefined;
+  /** The text's SHA-256 when the request named it (an automatic persisted query). */
+  sha256Hash: string | undefined;
+  /** How an automatic persisted query was resolved: by its hash alone, or registered with its text. */
+  persistedQuery: 'hit' | 'registered' | undefined;
 }
 
 /** A request answered without running anything: a persisted-query miss, or a refusal. */
@@ -41,7 +47,7 @@ interface ResolvedText {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-const UNKNOWN_DOCUMENT: KnownDocument = { document: undefined, valid: false };
+const UNKNOWN_DOCUMENT: KnownDocument = { document: undefined, valid: false, errors: [] };
 const HASH_ONLY = Symbol('hash only');
 
 function graphqlErrorResponse(status: number, message: string, code: string): RefusedOperation {
@@ -141,9 +147,12 @@ export class PersistedQueries {
         operationName: undefined,
         document: undefined,
         valid: false,
+        documentErrors: [],
         malformed: malformedRequest(params),
         operation: undefined,
         cacheKey: undefined,
+        sha256Hash: undefined,
+        persistedQuery: undefined,
       };
     try {
       const resolved = this.options.trusted ? this.trustedText(params, this.options.trusted) : await this.apqText(params);
@@ -184,7 +193,7 @@ export class PersistedQueries {
       throw new BadPersistedQuery(`extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${actual}`);
     }
     // Only documents that can run are shared; others get their errors from Apollo as usual.
-    if (documents.lookUp(text, sentHash).valid) {
+    if (documents.lookUp(text).valid) {
       store.register(sentHash, text);
       counter.inc({ result: 'registered' });
     }
@@ -231,7 +240,7 @@ export class PersistedQueries {
 
   private operationOf(params: GraphQLParams, { query, sha256Hash, extensions }: ResolvedText): ResolvedOperation {
     const operationName = typeof params.operationName === 'string' ? params.operationName : undefined;
-    const { document, valid } = typeof query === 'string' ? this.options.documents.lookUp(query, sha256Hash) : UNKNOWN_DOCUMENT;
+    const { document, valid, errors } = typeof query === 'string' ? this.options.documents.lookUp(query) : UNKNOWN_DOCUMENT;
     const operation = (document && getOperationAST(document, operationName)) ?? undefined;
     const run = query === params.query && extensions === params.extensions ? params : resolvedParams(params, query, extensions);
     // A malformed request is answered with a 400, which must never be taken from, or put in, the
@@ -246,9 +255,12 @@ export class PersistedQueries {
       operationName,
       document,
       valid,
+      documentErrors: errors,
       malformed,
       operation,
       cacheKey,
+      sha256Hash,
+      persistedQuery: sha256Hash === undefined ? undefined : params.query === undefined || params.query === null ? 'hit' : 'registered',
     };
   }
 }

@@ -1,4 +1,3 @@
-import type { GraphQLRequestListener } from '@apollo/server';
 import { GraphQLError, getNullableType, isListType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
 // The CommonJS build shares Apollo's `graphql` instance (its ESM build loads graphql/index.mjs,
@@ -7,7 +6,6 @@ import complexity from 'graphql-query-complexity/cjs';
 
 const { getComplexity } = complexity;
 type ComplexityEstimator = Parameters<typeof getComplexity>[0]['estimators'][number];
-import type { GraphQLContext } from '../context.js';
 
 /** Assumed length of relation lists (styles, photos, skus, features, related) when costing a query. */
 const ASSUMED_LIST_LENGTH = 5;
@@ -132,18 +130,4 @@ export class ComplexityLimit {
     }
     return cost;
   }
-}
-
-/**
- * Rejects operations costing more than the limit with a 400 before anything runs. The cost is the
- * one the route computed for the same document and variables (on the request's record), so an
- * operation is costed once.
- */
-export function refuseTooComplex(limit: ComplexityLimit): NonNullable<GraphQLRequestListener<GraphQLContext>['didResolveOperation']> {
-  return async ({ operation, contextValue }) => {
-    // No operation to run: the operation guard answers 400 (costing would sum every operation).
-    if (!operation) return;
-    const error = limit.refusal(contextValue.record.cost);
-    if (error) throw error;
-  };
 }

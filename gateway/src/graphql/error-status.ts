@@ -1,21 +1,17 @@
-import type { GraphQLRequestListener } from '@apollo/server';
+import type { HTTPGraphQLHead } from '@apollo/server';
+import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError } from 'graphql';
-import { ClientFacingError, ServiceUnavailableError } from '../../errors.js';
-import type { GraphQLContext } from '../context.js';
+import { ClientFacingError, ServiceUnavailableError } from '../errors.js';
 
 /**
- * Gives GraphQL responses the HTTP status of what went wrong: 503 + Retry-After when Postgres is
- * unavailable, 4xx for bad input or missing credentials. Failed responses are never cached.
+ * Gives a GraphQL response the HTTP status of what went wrong: 503 + Retry-After when Postgres is
+ * unavailable, 4xx for bad input or missing credentials (failed responses are never cached); what
+ * failed unexpectedly is logged, since its answer hides the message.
  */
-export const setErrorStatus: NonNullable<GraphQLRequestListener<GraphQLContext>['willSendResponse']> = async ({
-  errors,
-  response,
-  contextValue,
-}) => {
-  if (!errors?.length) return;
+export function setErrorStatus(errors: readonly GraphQLError[], response: { http: HTTPGraphQLHead }, log: FastifyBaseLogger): void {
   for (const error of errors) {
     const cause = unexpectedCause(error);
-    if (cause) contextValue.log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
+    if (cause) log.error({ err: cause, path: error.path }, 'GraphQL field failed unexpectedly');
   }
   const causes = errors.map((error) => error.originalError).filter((cause) => cause instanceof ClientFacingError);
   const unavailable = causes.find((cause) => cause instanceof ServiceUnavailableError);
@@ -25,7 +21,7 @@ export const setErrorStatus: NonNullable<GraphQLRequestListener<GraphQLContext>[
   } else if (causes[0] && (response.http.status ?? 200) === 200) {
     response.http.status = causes[0].statusCode;
   }
-};
+}
 
 /**
  * What a resolver threw that is neither a GraphQL error nor one of the gateway's client-facing
