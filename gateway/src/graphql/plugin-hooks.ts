@@ -1,6 +1,14 @@
 import type {
   ApolloServerPlugin,
   GraphQLRequestContext,
+  GraphQLRequestContextDidEncounterErrors,
+  GraphQLRequestContextDidResolveOperation,
+  GraphQLRequestContextDidResolveSource,
+  GraphQLRequestContextExecutionDidStart,
+  GraphQLRequestContextParsingDidStart,
+  GraphQLRequestContextResponseForOperation,
+  GraphQLRequestContextValidationDidStart,
+  GraphQLRequestContextWillSendResponse,
   GraphQLRequestExecutionListener,
   GraphQLRequestListener,
   GraphQLResponse,
@@ -30,30 +38,48 @@ const isDefined = <T>(value: T | undefined | null | void): value is T => value !
  * observes pays for no hook at all.
  */
 export class RequestListeners {
+  // Each stage's hooks are shown the context as Apollo types it at that stage: the runner has set
+  // the fields that stage requires before calling it.
   constructor(
     private readonly listeners: readonly Listener[],
     private readonly context: OperationContext,
   ) {}
 
   async didResolveSource(): Promise<void> {
-    await Promise.all(this.listeners.map((listener) => listener.didResolveSource?.(this.context as never)));
+    await Promise.all(
+      this.listeners.map((listener) => listener.didResolveSource?.(this.context as GraphQLRequestContextDidResolveSource<GraphQLContext>)),
+    );
   }
 
   async parsingDidStart(): Promise<DidEnd<[error?: Error]>> {
-    return didEndOf(await Promise.all(this.listeners.map((listener) => listener.parsingDidStart?.(this.context as never))));
+    return didEndOf(
+      await Promise.all(
+        this.listeners.map((listener) => listener.parsingDidStart?.(this.context as GraphQLRequestContextParsingDidStart<GraphQLContext>)),
+      ),
+    );
   }
 
   async validationDidStart(): Promise<DidEnd<[errors?: readonly GraphQLError[]]>> {
-    return didEndOf(await Promise.all(this.listeners.map((listener) => listener.validationDidStart?.(this.context as never))));
+    return didEndOf(
+      await Promise.all(
+        this.listeners.map((listener) =>
+          listener.validationDidStart?.(this.context as GraphQLRequestContextValidationDidStart<GraphQLContext>),
+        ),
+      ),
+    );
   }
 
   async didResolveOperation(): Promise<void> {
-    await Promise.all(this.listeners.map((listener) => listener.didResolveOperation?.(this.context as never)));
+    await Promise.all(
+      this.listeners.map((listener) =>
+        listener.didResolveOperation?.(this.context as GraphQLRequestContextDidResolveOperation<GraphQLContext>),
+      ),
+    );
   }
 
   async responseForOperation(): Promise<GraphQLResponse | null> {
     for (const listener of this.listeners) {
-      const response = await listener.responseForOperation?.(this.context as never);
+      const response = await listener.responseForOperation?.(this.context as GraphQLRequestContextResponseForOperation<GraphQLContext>);
       if (isDefined(response)) return response;
     }
     return null;
@@ -61,16 +87,26 @@ export class RequestListeners {
 
   /** The execution listeners, latest first, as Apollo orders them. */
   async executionDidStart(): Promise<ExecutionListeners> {
-    const started = await Promise.all(this.listeners.map((listener) => listener.executionDidStart?.(this.context as never)));
+    const started = await Promise.all(
+      this.listeners.map((listener) =>
+        listener.executionDidStart?.(this.context as GraphQLRequestContextExecutionDidStart<GraphQLContext>),
+      ),
+    );
     return new ExecutionListeners(started.filter(isDefined).reverse());
   }
 
   async didEncounterErrors(): Promise<void> {
-    await Promise.all(this.listeners.map((listener) => listener.didEncounterErrors?.(this.context as never)));
+    await Promise.all(
+      this.listeners.map((listener) =>
+        listener.didEncounterErrors?.(this.context as GraphQLRequestContextDidEncounterErrors<GraphQLContext>),
+      ),
+    );
   }
 
   async willSendResponse(): Promise<void> {
-    await Promise.all(this.listeners.map((listener) => listener.willSendResponse?.(this.context as never)));
+    await Promise.all(
+      this.listeners.map((listener) => listener.willSendResponse?.(this.context as GraphQLRequestContextWillSendResponse<GraphQLContext>)),
+    );
   }
 }
 
