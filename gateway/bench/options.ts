@@ -83,12 +83,12 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     profileGateway: values['profile-gateway'],
     workloads: workloadSet(values.workloads),
     baselineCheckout: values['baseline-checkout'],
-    variants: variantList(values.variants),
+    variants: variantList(values.variants, values['baseline-checkout']),
     processes: positiveInteger('processes', values.processes),
   };
 }
 
-function variantList(list: string): VariantName[] {
+function variantList(list: string, baselineCheckout: string | undefined): VariantName[] {
   const names = list
     .split(',')
     .map((name) => name.trim())
@@ -96,6 +96,8 @@ function variantList(list: string): VariantName[] {
   const unknown = names.filter((name) => !(VARIANT_NAMES as string[]).includes(name));
   if (unknown.length > 0)
     throw new Error(`--variants takes a comma-separated list of ${VARIANT_NAMES.join(', ')}; got "${list}"\n${USAGE}`);
+  if (names.includes('baseline') && baselineCheckout === undefined)
+    throw new Error(`--variants baseline runs the gateways of --baseline-checkout DIR: name the checkout\n${USAGE}`);
   return names as VariantName[];
 }
 

@@ -163,6 +163,7 @@ try {
       name: `gateway-${processName}`,
       env: VARIANTS[name].env(backends),
       cpuProfileDir: options.profileGateway ? join(RESULTS_DIR, 'profiles', processName) : undefined,
+      ...('fromBaselineCheckout' in VARIANTS[name] ? { repoRoot: options.baselineCheckout } : {}),
     });
     cleanups.push(() => server.stop());
     if (name === 'replica') {

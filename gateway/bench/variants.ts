@@ -17,6 +17,8 @@ interface Variant {
   shares: Partial<Record<Workload, number | null>>;
   needs: readonly (keyof VariantBackends)[];
   env(backends: VariantBackends): Record<string, string>;
+  /** Its gateways are those of the --baseline-checkout, not of this checkout. */
+  fromBaselineCheckout?: true;
 }
 
 /**
@@ -61,6 +63,16 @@ export const VARIANTS = {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.01',
     }),
+  },
+  baseline: {
+    target: 'gateway, baseline checkout',
+    // The code of --baseline-checkout with its defaults, as many processes as the control: a
+    // before/after share as good as the processes it pools, where --baseline-checkout alone
+    // starts one process a side and so weighs one process's luck against another's.
+    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null },
+    needs: [],
+    env: () => ({}),
+    fromBaselineCheckout: true,
   },
   replica: {
     target: 'gateway, reads on a replica',
