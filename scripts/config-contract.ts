@@ -94,14 +94,18 @@ export function chartSettings(): ChartSetting[] {
       const property = properties[env];
       const override = CHART_DEFAULTS[env];
       const gatewayDefault = property.default as string | number | undefined;
-      const value = override?.value ?? (isBooleanSwitch(property) ? gatewayDefault === 'true' : (gatewayDefault as string | number));
+      // Text with no default is for the gateway to choose when unset: the chart leaves it empty.
+      const chosenWhenUnset = gatewayDefault === undefined && !isBooleanSwitch(property) && property.type === 'string' && !property.enum;
+      const value =
+        override?.value ??
+        (isBooleanSwitch(property) ? gatewayDefault === 'true' : chosenWhenUnset ? '' : (gatewayDefault as string | number));
       const schema: Record<string, unknown> = isBooleanSwitch(property)
         ? { type: 'boolean' }
         : property.enum
           ? { type: 'string', enum: property.enum }
           : property.type === 'integer'
             ? { type: 'integer', minimum: property.minimum, maximum: property.maximum }
-            : { type: 'string', minLength: property.minLength ?? 1 };
+            : { type: 'string', minLength: chosenWhenUnset ? 0 : (property.minLength ?? 1) };
       const description = [
         `${env}: ${CONFIG_DOCS[env].description}.`,
         override ? `The chart sets ${JSON.stringify(value)}: ${override.why}.` : '',

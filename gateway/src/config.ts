@@ -79,6 +79,13 @@ const headerNameOrNone = (fallback: string) =>
     .default(fallback)
     .transform((name) => (name.toLowerCase() === 'none' ? undefined : name.toLowerCase()));
 
+/** A header name or `none` (null: left out), unset (undefined) when the gateway is to choose. */
+const optionalHeaderNameOrNone = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name, or none')
+  .optional()
+  .transform((name) => (name === undefined ? undefined : name.toLowerCase() === 'none' ? null : name.toLowerCase()));
+
 const httpUrl = (fallback: string) =>
   z
     .string()
@@ -158,7 +165,7 @@ export const configSchema = z.object({
   HTTP_CACHE_STALE_WHILE_REVALIDATE_SECONDS: integer(0, 31_536_000, 300),
   HTTP_CACHE_SHARED_MAX_AGE_SECONDS: integer(0, 31_536_000, 3_600),
   EDGE_SURROGATE_KEY_HEADER: headerNameOrNone('Surrogate-Key'),
-  EDGE_CACHE_TAG_HEADER: headerNameOrNone('Cache-Tag'),
+  EDGE_CACHE_TAG_HEADER: optionalHeaderNameOrNone,
   EDGE_PURGE_VARNISH_URLS: z.string().min(0).default('').transform(parseHttpUrls),
   EDGE_PURGE_FASTLY_SERVICE_ID: z.string().min(0).default(''),
   EDGE_PURGE_FASTLY_API_TOKEN: z.string().min(1).optional(),
@@ -328,7 +335,8 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   EDGE_CACHE_TAG_HEADER: {
     description:
-      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out',
+      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out. Unset, it is sent only to the CDN the gateway purges that reads it (Cloudflare): each tag header costs every catalog read its bytes, and a CDN reads one',
+    defaultText: '`Cache-Tag` with `EDGE_PURGE_CLOUDFLARE_ZONE_ID`, else none',
   },
   EDGE_PURGE_VARNISH_URLS: {
     description:
@@ -421,11 +429,21 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
 };
 
-/** Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production. */
-export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION' | 'GRAPHQL_IDE'> & {
+/**
+ * Unset GRAPHQL_INTROSPECTION or GRAPHQL_IDE: on in development, off when NODE_ENV=production.
+ * Unset EDGE_CACHE_TAG_HEADER: Cloudflare's name when Cloudflare is purged, else left out.
+ */
+export type Config = Omit<z.infer<typeof configSchema>, 'GRAPHQL_INTROSPECTION' | 'GRAPHQL_IDE' | 'EDGE_CACHE_TAG_HEADER'> & {
   GRAPHQL_INTROSPECTION: boolean;
   GRAPHQL_IDE: boolean;
+  EDGE_CACHE_TAG_HEADER: string | undefined;
 };
+
+/** The comma-separated tag header: as named, left out (none), or unset, Cloudflare's when Cloudflare is purged. */
+function cacheTagHeader({ EDGE_CACHE_TAG_HEADER, EDGE_PURGE_CLOUDFLARE_ZONE_ID }: z.infer<typeof configSchema>): string | undefined {
+  if (EDGE_CACHE_TAG_HEADER !== undefined) return EDGE_CACHE_TAG_HEADER ?? undefined;
+  return EDGE_PURGE_CLOUDFLARE_ZONE_ID ? 'cache-tag' : undefined;
+}
 
 /** Thrown with every invalid variable listed, so one start-up attempt shows them all. */
 export class ConfigError extends Error {}
@@ -518,5 +536,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
     ...parsed.data,
     GRAPHQL_INTROSPECTION: parsed.data.GRAPHQL_INTROSPECTION ?? development,
     GRAPHQL_IDE: parsed.data.GRAPHQL_IDE ?? development,
+    EDGE_CACHE_TAG_HEADER: cacheTagHeader(parsed.data),
   };
 }
