@@ -44,6 +44,14 @@ export const VARIANTS = {
     needs: [],
     env: () => ({}),
   },
+  'no-surrogate-keys': {
+    target: 'gateway, no surrogate keys',
+    // What the tags a catalog read carries for shared caches cost it: the same gateway with every
+    // tag header left out (a deployment with no CDN could run so).
+    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null },
+    needs: [],
+    env: () => ({ EDGE_SURROGATE_KEY_HEADER: 'none', EDGE_CACHE_TAG_HEADER: 'none' }),
+  },
   limits: {
     target: 'gateway, limits on',
     shares: { 'GraphQL product page, cold': 0.95, 'REST mix, hot': 0.9 },
