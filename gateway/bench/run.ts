@@ -400,16 +400,28 @@ try {
       // The baseline's cache gets what the recording gives the gateway's (every response in its
       // Redis, through its memory in the same order) at the same time, so neither's entries are
       // older than the other's when the rounds begin (the cache TTL counts from then).
+      // The variants' processes are filled the same way, each in its own Redis database.
       const baseline = options.baselineCheckout ? await startBaselineGateway(options.baselineCheckout) : undefined;
+      const longTailVariants = variantsIn('REST mix, long tail');
+      const longTailPaths = new Set(longTail.map(({ path }) => path));
       const [bareLongTail] = await Promise.all([
         startBare('bare-long-tail', longTail),
-        baseline && warmCache(baseline, new Set(longTail.map(({ path }) => path))),
+        baseline && warmCache(baseline, longTailPaths),
+        ...longTailVariants.map(({ server }) => warmCache(server, longTailPaths)),
       ]);
       const lookupsBefore = await readCacheLookups(gateway);
       await compare('REST mix, long tail', [
         { target: 'gateway', server: gateway, warmup: warmup!, rounds, cold: true },
         { target: 'bare node:http', server: bareLongTail, warmup: warmup!, rounds, cold: true },
         ...(baseline ? [{ target: 'gateway (baseline)' as const, server: baseline, warmup: warmup!, rounds, cold: true }] : []),
+        ...longTailVariants.map(({ target, server }) => ({
+          target,
+          server,
+          warmup: warmup!,
+          rounds,
+          cold: true,
+          durationSeconds: variantSeconds,
+        })),
       ]);
       longTailCache = cacheShare(lookupsBefore, await readCacheLookups(gateway));
       longTailMemory = { ...residentMemory(gateway.pid), ...(await nodeMemory(gateway)) };

@@ -40,7 +40,7 @@ export const VARIANTS = {
     target: 'gateway, identical to the control',
     // An A/A test: the control's settings as a variant of its own, so its share is the setup's
     // own bias between sides (start order, place in the rounds), read beside the real variants'.
-    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null },
+    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null, 'REST mix, long tail': null },
     needs: [],
     env: () => ({}),
   },
@@ -77,7 +77,7 @@ export const VARIANTS = {
     // The code of --baseline-checkout with its defaults, as many processes as the control: a
     // before/after share as good as the processes it pools, where --baseline-checkout alone
     // starts one process a side and so weighs one process's luck against another's.
-    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null },
+    shares: { 'GraphQL product page, cold': null, 'REST mix, hot': null, 'REST mix, long tail': null },
     needs: [],
     env: () => ({}),
     fromBaselineCheckout: true,
