@@ -71,18 +71,16 @@ function parseHttpUrls(list: string, context: z.RefinementCtx): string[] {
   return urls;
 }
 
+/** An HTTP header name (RFC 9110 token characters). */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+const headerNameOrNoneText = z.string().regex(HEADER_NAME, 'must be an HTTP header name, or none');
+
 /** A response header's name, or `none` for no such header (lower-cased: how Node writes them). */
 const headerNameOrNone = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name, or none')
-    .default(fallback)
-    .transform((name) => (name.toLowerCase() === 'none' ? undefined : name.toLowerCase()));
+  headerNameOrNoneText.default(fallback).transform((name) => (name.toLowerCase() === 'none' ? undefined : name.toLowerCase()));
 
 /** A header name or `none` (null: left out), unset (undefined) when the gateway is to choose. */
-const optionalHeaderNameOrNone = z
-  .string()
-  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name, or none')
+const optionalHeaderNameOrNone = headerNameOrNoneText
   .optional()
   .transform((name) => (name === undefined ? undefined : name.toLowerCase() === 'none' ? null : name.toLowerCase()));
 
@@ -199,7 +197,7 @@ export const configSchema = z.object({
   RATE_LIMIT_GRAPHQL_COST: integer(1, 1_000_000_000_000, 200_000),
   RATE_LIMIT_API_KEY_HEADER: z
     .string()
-    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name')
+    .regex(HEADER_NAME, 'must be an HTTP header name')
     .default('x-api-key')
     .transform((name) => name.toLowerCase()),
   RATE_LIMIT_TRUSTED_PROXIES: z.string().min(0).default('').transform(parseNetworks),

@@ -7,24 +7,31 @@ import type { OperationContext, WritableOperationContext } from './plugin-hooks.
 import type { ResolvedOperation } from './persisted-queries.js';
 import { isRecord } from './request-shape.js';
 
-/** Apollo's cache policy of an operation (its `newCachePolicy`): hints only narrow it. */
-function newCachePolicy(): OperationContext['overallCachePolicy'] {
-  return {
-    maxAge: undefined,
-    scope: undefined,
-    restrict(hint) {
-      if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) this.maxAge = hint.maxAge;
-      if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
-    },
-    replace(hint) {
-      if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
-      if (hint.scope !== undefined) this.scope = hint.scope;
-    },
-    policyIfCacheable() {
-      if (this.maxAge === undefined || this.maxAge === 0) return null;
-      return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
-    },
-  };
+type CachePolicy = OperationContext['overallCachePolicy'];
+type CacheHint = Parameters<CachePolicy['restrict']>[0];
+
+/**
+ * Apollo's cache policy of an operation (its `newCachePolicy`): hints only narrow it. A class, so
+ * an operation allocates one object for it, not three closures.
+ */
+class OperationCachePolicy implements CachePolicy {
+  maxAge: CachePolicy['maxAge'] = undefined;
+  scope: CachePolicy['scope'] = undefined;
+
+  restrict(hint: CacheHint): void {
+    if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) this.maxAge = hint.maxAge;
+    if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
+  }
+
+  replace(hint: CacheHint): void {
+    if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
+    if (hint.scope !== undefined) this.scope = hint.scope;
+  }
+
+  policyIfCacheable(): ReturnType<CachePolicy['policyIfCacheable']> {
+    if (this.maxAge === undefined || this.maxAge === 0) return null;
+    return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
+  }
 }
 
 function headerMapOf(sent: IncomingHttpHeaders): HeaderMap {
@@ -84,7 +91,7 @@ export function newOperationContext({ request, operation, contextValue, server, 
     response: { http: { status: undefined, headers: new HeaderMap() } },
     contextValue,
     metrics: { persistedQueryHit: persistedQuery === 'hit', persistedQueryRegister: persistedQuery === 'registered' },
-    overallCachePolicy: newCachePolicy(),
+    overallCachePolicy: new OperationCachePolicy(),
     requestIsBatched: false,
     get queryHash() {
       const source = graphQLRequest.query;

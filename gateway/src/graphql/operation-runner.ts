@@ -118,10 +118,9 @@ export class OperationRunner {
 
     // The gateway's checks are a didResolveOperation hook of its own, the first: the user's hooks
     // still run (Apollo runs a stage's hooks together), and the gateway's refusal is the answer.
-    const refusal = operation.operation
+    let refused: GraphQLError | undefined = operation.operation
       ? this.parts.complexity.refusal(context.contextValue.record.cost)
       : unresolvedOperationError(operation.operationName, document!);
-    let refused = refusal;
     try {
       await listeners?.didResolveOperation();
     } catch (thrown) {

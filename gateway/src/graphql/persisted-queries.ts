@@ -192,7 +192,7 @@ export class PersistedQueries {
     if (actual !== sentHash) {
       throw new BadPersistedQuery(`extensions.persistedQuery.sha256Hash does not match the query: the query's SHA-256 is ${actual}`);
     }
-    // Only documents that can run are shared; others get their errors from Apollo as usual.
+    // Only documents that can run are shared; others are answered with their errors as usual.
     if (documents.lookUp(text).valid) {
       store.register(sentHash, text);
       counter.inc({ result: 'registered' });
