@@ -31,11 +31,13 @@ const name = (component: string) => `${RELEASE}-catalog-gateway-${component}`;
 /**
  * Small enough for a shared 2-core machine: low CPU requests (the HPA target is a percentage of
  * them, so a k6 run crosses it), a small generated catalog, short HPA windows. Grafana is off:
- * no Grafana server can be built or installed here.
+ * no Grafana server can be built or installed here. The gateway's request is still several times
+ * what an idle gateway spends (its leases, the change-log poll, probes and scrapes, more on a busy
+ * host): the HPA goes back to two replicas only while the average stays under a third of it.
  */
 const VALUES = {
   gateway: {
-    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+    resources: { requests: { cpu: '200m', memory: '128Mi' }, limits: { memory: '512Mi' } },
     // The cache's budget must fit half of the V8 heap Node sizes from that limit (~260 MiB).
     config: { cacheMaxBytes: 64 * 1024 ** 2 },
     autoscaling: {
@@ -243,8 +245,9 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
   );
 
   step('gateway containers run as uid 10001 on a read-only root filesystem, without capabilities', async () => {
+    // Every gateway pod, however many the HPA runs by now (the steps before read them hard).
     const gatewayPods = await pods(GATEWAY_PODS);
-    assert.equal(gatewayPods.length, 2);
+    assert.ok(gatewayPods.length >= VALUES.gateway.autoscaling.minReplicas, `${gatewayPods.length} gateway pods`);
     for (const pod of gatewayPods) {
       const [container] = pod.spec.containers;
       assert.deepEqual(container.resources, VALUES.gateway.resources);
@@ -319,8 +322,16 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       90_000,
       2000,
     );
-    const available = await series(`kube_deployment_status_replicas_available{deployment="${name('gateway')}"}`);
-    assert.equal(available[0]?.value[1], '2', 'kube-state-metrics reports the gateway Deployment');
+    await waitFor(
+      "kube-state-metrics reporting the gateway Deployment's available replicas",
+      async () => {
+        const available = await series(`kube_deployment_status_replicas_available{deployment="${name('gateway')}"}`);
+        const deployment = await cluster.getJson(['deployment', name('gateway'), '-n', NAMESPACE]);
+        return available[0]?.value[1] === String(deployment.status.availableReplicas) ? true : undefined;
+      },
+      30_000,
+      1000,
+    );
 
     const rules = await prometheusApi(prometheus, '/api/v1/rules');
     const all = rules.groups.flatMap((group: any) => group.rules);
@@ -357,30 +368,45 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       return entry;
     };
 
-    const load = await startK6({ vus: 8, duration: '120s', pauseSeconds: 0 });
     try {
+      // From minReplicas, so the scale-up is the load's (the steps before may have scaled it).
       await waitFor(
-        'the gateway scaled above 2 ready replicas',
+        'the gateway at minReplicas before the load',
         async () => {
-          const { ready } = await sample();
-          return ready > VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+          const { replicas, ready } = await sample();
+          return replicas === VALUES.gateway.autoscaling.minReplicas && ready === replicas ? true : undefined;
         },
-        110_000,
+        150_000,
+        2000,
+      );
+      timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  k6 started`);
+      const load = await startK6({ vus: 8, duration: '120s', pauseSeconds: 0 });
+      try {
+        await waitFor(
+          'the gateway scaled above 2 ready replicas',
+          async () => {
+            const { ready } = await sample();
+            return ready > VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+          },
+          110_000,
+          2000,
+        );
+      } finally {
+        timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  k6 stopped`);
+        await load.stop();
+      }
+      await waitFor(
+        'the gateway back at minReplicas',
+        async () => {
+          const { replicas } = await sample();
+          return replicas === VALUES.gateway.autoscaling.minReplicas ? true : undefined;
+        },
+        150_000,
         2000,
       );
     } finally {
-      timeline.push(`${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s  k6 stopped`);
-      await load.stop();
+      console.log(`# HPA replica timeline:\n#   ${timeline.join('\n#   ')}`);
     }
-    await waitFor(
-      'the gateway back at minReplicas',
-      async () => {
-        const { replicas } = await sample();
-        return replicas === VALUES.gateway.autoscaling.minReplicas ? true : undefined;
-      },
-      150_000,
-      2000,
-    ).finally(() => console.log(`# HPA replica timeline:\n#   ${timeline.join('\n#   ')}`));
   });
 
   step('0 failed requests while a gateway pod is deleted and during a rolling restart (k6 through the Service)', async () => {
@@ -777,7 +803,7 @@ describe('the chart on a real single-node cluster', { skip: missing ? `real-clus
       const catalog = JSON.parse(await cluster.netns.runOk('curl', ['-sf', `http://${NODE.registry.listen}/v2/_catalog`]));
       assert.deepEqual(catalog.repositories.sort(), ['catalog-gateway', 'catalog-loader']);
       const gatewayPods = await skaffoldGatewayPods();
-      assert.equal(gatewayPods.length, VALUES.gateway.autoscaling.minReplicas);
+      assert.ok(gatewayPods.length >= VALUES.gateway.autoscaling.minReplicas, `${gatewayPods.length} gateway pods`);
       for (const pod of gatewayPods) {
         assert.match(pod.spec.containers[0].image, /^localhost:5000\/catalog-gateway:[0-9a-f]+$/);
         // Pulled from the registry: the node knows the image by its digest there.
