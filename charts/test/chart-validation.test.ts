@@ -59,6 +59,40 @@ describe('validateValues reports every problem at once', () => {
   });
 });
 
+describe('a purge target is sent the tags it purges by', () => {
+  test('each purge target without the header its cache reads is reported; each with it renders', async () => {
+    const purges = {
+      edgePurgeFastlyServiceId: 'svc',
+      edgePurgeCloudflareZoneId: 'zone-1',
+      edgePurgeVarnishUrls: 'http://varnish:6081',
+    };
+    const tokens = {
+      edgePurge: {
+        existingFastlyTokenSecret: { name: 'cdn-tokens', key: 'fastly' },
+        existingCloudflareTokenSecret: { name: 'cdn-tokens', key: 'cloudflare' },
+      },
+    };
+    const refused = await renderBare({
+      ...OFFLINE_CREDENTIALS,
+      gateway: { ...tokens, config: { ...purges, edgeSurrogateKeyHeader: 'none', edgeCacheTagHeader: 'none' } },
+    });
+    assert.deepEqual(problems(refused.stderr), [
+      'gateway.config.edgeSurrogateKeyHeader is none, but Fastly (gateway.config.edgePurgeFastlyServiceId) purges by it: it would purge nothing',
+      'gateway.config.edgeCacheTagHeader is none, but Cloudflare (gateway.config.edgePurgeCloudflareZoneId) purges by it: it would purge nothing',
+      'gateway.config.edgeSurrogateKeyHeader is none and no edgeCacheTagHeader, but Varnish (gateway.config.edgePurgeVarnishUrls) is purged by tags: it would purge nothing',
+    ]);
+    for (const config of [
+      purges,
+      { edgePurgeCloudflareZoneId: 'zone-1', edgeSurrogateKeyHeader: 'none' },
+      { edgePurgeVarnishUrls: 'http://varnish:6081', edgeSurrogateKeyHeader: 'none', edgeCacheTagHeader: 'xkey' },
+      { edgeSurrogateKeyHeader: 'none', edgeCacheTagHeader: 'none' },
+    ]) {
+      const result = await renderBare({ ...OFFLINE_CREDENTIALS, gateway: { ...tokens, config } });
+      assert.equal(result.code, 0, `${JSON.stringify(config)}\n${result.stderr}`);
+    }
+  });
+});
+
 describe('passwords are never made up by a render that cannot keep them', () => {
   test('helm template without passwords is refused, naming each one and the ways out', async () => {
     const result = await renderBare({ postgresql: { readReplicas: { replicaCount: 1 } } });

@@ -329,11 +329,11 @@ export const CONFIG_DOCS: Record<keyof typeof configSchema.shape, { description:
   },
   EDGE_SURROGATE_KEY_HEADER: {
     description:
-      "response header carrying a catalog read's tags space-separated (`product:<id>`, `products:list`, and `catalog` on every one), as Fastly and Varnish xkey read them; `none` leaves it out. Never on writes, errors or rate-limited (personalised) answers",
+      "response header carrying a catalog read's tags space-separated (`product:<id>`, `products:list`, and `catalog` on every one), as Fastly and Varnish xkey read them; `none` leaves it out (refused while Fastly is purged, or Varnish with no other tag header). Never on writes, errors or rate-limited (personalised) answers",
   },
   EDGE_CACHE_TAG_HEADER: {
     description:
-      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out. Unset, it is sent only to the CDN the gateway purges that reads it (Cloudflare): each tag header costs every catalog read its bytes, and a CDN reads one',
+      'response header carrying the same tags comma-separated, as Cloudflare (`Cache-Tag`) and Akamai (`Edge-Cache-Tag`) read them; `none` leaves it out (refused while Cloudflare is purged). Unset, it is sent only to the CDN the gateway purges that reads it (Cloudflare): each tag header costs every catalog read its bytes, and a CDN reads one',
     defaultText: '`Cache-Tag` with `EDGE_PURGE_CLOUDFLARE_ZONE_ID`, else none',
   },
   EDGE_PURGE_VARNISH_URLS: {
@@ -500,6 +500,30 @@ function purgeCredentialProblems(config: z.infer<typeof configSchema>): string[]
   );
 }
 
+/**
+ * A purge target whose shared cache is sent no tags to purge by is a mistake: every purge would
+ * match nothing, and readers through it would see a changed answer for up to `s-maxage`. Fastly
+ * reads only the space-separated header, Cloudflare only the comma-separated one; a Varnish VCL
+ * may read either.
+ */
+function tagHeaderProblems(config: z.infer<typeof configSchema>): string[] {
+  const spaceSeparated = config.EDGE_SURROGATE_KEY_HEADER !== undefined;
+  const commaSeparated = cacheTagHeader(config) !== undefined;
+  const problems: string[] = [];
+  if (config.EDGE_PURGE_FASTLY_SERVICE_ID && !spaceSeparated) {
+    problems.push('  EDGE_SURROGATE_KEY_HEADER: none, but Fastly (EDGE_PURGE_FASTLY_SERVICE_ID) purges by it: it would purge nothing');
+  }
+  if (config.EDGE_PURGE_CLOUDFLARE_ZONE_ID && !commaSeparated) {
+    problems.push('  EDGE_CACHE_TAG_HEADER: none, but Cloudflare (EDGE_PURGE_CLOUDFLARE_ZONE_ID) purges by it: it would purge nothing');
+  }
+  if (config.EDGE_PURGE_VARNISH_URLS.length > 0 && !spaceSeparated && !commaSeparated) {
+    problems.push(
+      '  EDGE_SURROGATE_KEY_HEADER: none and no EDGE_CACHE_TAG_HEADER, but Varnish (EDGE_PURGE_VARNISH_URLS) is purged by tags: it would purge nothing',
+    );
+  }
+  return problems;
+}
+
 /** The metrics listener cannot share the public listener's port on the same address. */
 function metricsPortProblem({ HOST, PORT, METRICS_HOST = HOST, METRICS_PORT }: z.infer<typeof configSchema>): string[] {
   if (METRICS_PORT === 0 || METRICS_PORT !== PORT || METRICS_HOST !== HOST) return [];
@@ -520,6 +544,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, heapLimitBytes 
         ...timeoutProblem(parsed.data),
         ...readUrlProblem(parsed.data),
         ...purgeCredentialProblems(parsed.data),
+        ...tagHeaderProblems(parsed.data),
         ...(parsed.data.RATE_LIMIT_ENABLED ? costBudgetProblems(parsed.data) : []),
       ]
     : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);

@@ -5,7 +5,7 @@ line per problem; the schema has already refused wrong types and unknown keys.
 */}}
 {{- define "catalog-gateway.validateValues" -}}
 {{- $problems := list }}
-{{- range $check := list "database" "readReplicas" "credentials" "redis" "perPodCaches" "autoscaling" "loader" "ports" "tracing" }}
+{{- range $check := list "database" "readReplicas" "credentials" "redis" "perPodCaches" "autoscaling" "loader" "ports" "tracing" "edge" }}
 {{- range $line := include (printf "catalog-gateway.validate.%s" $check) $ | trim | splitList "\n" }}
 {{- if $line }}{{ $problems = append $problems $line }}{{ end }}
 {{- end }}
@@ -115,5 +115,26 @@ gateway.config.metricsPort must differ from gateway.config.port: /metrics stays 
 {{- define "catalog-gateway.validate.tracing" -}}
 {{- if and .Values.tracing.otlpEndpoint .Values.tracing.jaeger.enabled }}
 tracing.otlpEndpoint and tracing.jaeger.enabled: set one (the gateway sends its traces to one endpoint)
+{{- end }}
+{{- end }}
+
+{{/*
+A purge target whose shared cache is sent no tags to purge by would purge nothing (the gateway
+refuses it at start-up too; here it is said at render). Fastly reads the space-separated header,
+Cloudflare the comma-separated one, a Varnish VCL either.
+*/}}
+{{- define "catalog-gateway.validate.edge" -}}
+{{- $config := .Values.gateway.config }}
+{{- $spaceSeparated := ne (lower (toString $config.edgeSurrogateKeyHeader)) "none" }}
+{{- $tagHeader := lower (toString $config.edgeCacheTagHeader) }}
+{{- $commaSeparated := ternary (ne $tagHeader "none") (not (empty $config.edgePurgeCloudflareZoneId)) (not (empty $tagHeader)) }}
+{{- if and $config.edgePurgeFastlyServiceId (not $spaceSeparated) }}
+gateway.config.edgeSurrogateKeyHeader is none, but Fastly (gateway.config.edgePurgeFastlyServiceId) purges by it: it would purge nothing
+{{- end }}
+{{- if and $config.edgePurgeCloudflareZoneId (not $commaSeparated) }}
+gateway.config.edgeCacheTagHeader is none, but Cloudflare (gateway.config.edgePurgeCloudflareZoneId) purges by it: it would purge nothing
+{{- end }}
+{{- if and $config.edgePurgeVarnishUrls (not $spaceSeparated) (not $commaSeparated) }}
+gateway.config.edgeSurrogateKeyHeader is none and no edgeCacheTagHeader, but Varnish (gateway.config.edgePurgeVarnishUrls) is purged by tags: it would purge nothing
 {{- end }}
 {{- end }}

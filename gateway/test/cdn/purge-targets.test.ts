@@ -225,4 +225,36 @@ describe('purge configuration', () => {
       /EDGE_SURROGATE_KEY_HEADER: must be an HTTP header name, or none/,
     );
   });
+
+  it('refuses a purge target whose shared cache would be sent no tags to purge by, and says every such problem at once', () => {
+    const fastly = { EDGE_PURGE_FASTLY_SERVICE_ID: 'svc', EDGE_PURGE_FASTLY_API_TOKEN: 'fastly-token' };
+    const cloudflare = { EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1', EDGE_PURGE_CLOUDFLARE_API_TOKEN: 'cloudflare-token' };
+    const varnish = { EDGE_PURGE_VARNISH_URLS: 'http://varnish:6081' };
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.message.split('\n').slice(1);
+      }
+      return [];
+    };
+    assert.deepEqual(refused({ ...fastly, ...cloudflare, ...varnish, EDGE_SURROGATE_KEY_HEADER: 'none', EDGE_CACHE_TAG_HEADER: 'none' }), [
+      '  EDGE_SURROGATE_KEY_HEADER: none, but Fastly (EDGE_PURGE_FASTLY_SERVICE_ID) purges by it: it would purge nothing',
+      '  EDGE_CACHE_TAG_HEADER: none, but Cloudflare (EDGE_PURGE_CLOUDFLARE_ZONE_ID) purges by it: it would purge nothing',
+      '  EDGE_SURROGATE_KEY_HEADER: none and no EDGE_CACHE_TAG_HEADER, but Varnish (EDGE_PURGE_VARNISH_URLS) is purged by tags: it would purge nothing',
+    ]);
+    // Each shared cache with the header it reads, or Varnish with either: accepted.
+    assert.deepEqual(refused({ ...fastly, ...cloudflare, ...varnish }), []);
+    assert.deepEqual(refused({ ...fastly, EDGE_CACHE_TAG_HEADER: 'none' }), []);
+    assert.deepEqual(refused({ ...cloudflare, EDGE_SURROGATE_KEY_HEADER: 'none' }), []);
+    assert.deepEqual(refused({ ...varnish, EDGE_SURROGATE_KEY_HEADER: 'none', EDGE_CACHE_TAG_HEADER: 'xkey' }), []);
+    assert.deepEqual(
+      refused({ ...varnish, ...cloudflare, EDGE_SURROGATE_KEY_HEADER: 'none' }),
+      [],
+      'Cloudflare gets Cache-Tag, Varnish may read it',
+    );
+    // Without a purge target the headers are the operator's choice (their own CDN's purges).
+    assert.deepEqual(refused({ EDGE_SURROGATE_KEY_HEADER: 'none', EDGE_CACHE_TAG_HEADER: 'none' }), []);
+  });
 });

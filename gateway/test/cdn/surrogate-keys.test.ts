@@ -129,8 +129,9 @@ describe('surrogate keys: configurable names, and none on personalised answers',
     const cloudflare = { EDGE_PURGE_CLOUDFLARE_ZONE_ID: 'zone-1', EDGE_PURGE_CLOUDFLARE_API_TOKEN: 'cloudflare-token' };
     for (const [env, header] of [
       [cloudflare, 'cache-tag'],
+      [{ ...cloudflare, EDGE_CACHE_TAG_HEADER: 'Edge-Cache-Tag' }, 'edge-cache-tag'],
       [{ EDGE_CACHE_TAG_HEADER: 'Edge-Cache-Tag' }, 'edge-cache-tag'],
-      [{ ...cloudflare, EDGE_CACHE_TAG_HEADER: 'none' }, undefined],
+      [{}, undefined],
     ] as const) {
       const app = await startGateway(databaseUrl, env);
       try {
