@@ -110,7 +110,21 @@ describe('purges by the documented HTTP APIs, against a local server', () => {
     });
     api.answer(403, `{"success":false,"errors":[{"message":"bad token ${'x'.repeat(500)}"}]}`);
     purger!.purgeTags(['product:7', 'products:list']);
-    await eventually('each target refused twice', async () => api.requests.length >= 4, 5_000);
+    // Every request a target sent counted as failed: none is in flight, each waits out its backoff
+    // (400 ms after the third), so the tag asked again below cannot race a request under way.
+    const sentTo = (target: 'fastly' | 'cloudflare') =>
+      api.requests.filter((request) => request.url.startsWith(target === 'fastly' ? '/service/' : '/zones/')).length;
+    await eventually(
+      'each target refused three times, and waiting to retry',
+      async () => {
+        const text = await metrics.registry.metrics();
+        return (['fastly', 'cloudflare'] as const).every((target) => {
+          const failedSoFar = metricValue(text, `catalog_edge_purge_requests_total{target="${target}",result="failed"}`);
+          return failedSoFar >= 3 && failedSoFar === sentTo(target);
+        });
+      },
+      10_000,
+    );
     // Asked again while it waits: coalesced, not sent twice.
     purger!.purgeTags(['product:7']);
     api.answer(200);
