@@ -31,13 +31,14 @@ const name = (component: string) => `${RELEASE}-catalog-gateway-${component}`;
 /**
  * Small enough for a shared 2-core machine: low CPU requests (the HPA target is a percentage of
  * them, so a k6 run crosses it), a small generated catalog, short HPA windows. Grafana is off:
- * no Grafana server can be built or installed here. The gateway's request is still several times
- * what an idle gateway spends (its leases, the change-log poll, probes and scrapes, more on a busy
- * host): the HPA goes back to two replicas only while the average stays under a third of it.
+ * no Grafana server can be built or installed here. The gateway's request is the chart's default,
+ * several times what an idle gateway spends (its leases, the change-log poll, probes and scrapes;
+ * more while other suites share the machine): the HPA goes back to two replicas only while the
+ * average stays under a third of the request.
  */
 const VALUES = {
   gateway: {
-    resources: { requests: { cpu: '200m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+    resources: { requests: { cpu: '250m', memory: '128Mi' }, limits: { memory: '512Mi' } },
     // The cache's budget must fit half of the V8 heap Node sizes from that limit (~260 MiB).
     config: { cacheMaxBytes: 64 * 1024 ** 2 },
     autoscaling: {
