@@ -31,6 +31,12 @@ export interface PostgresNode {
   scans(database: string, table: string): Promise<number>;
 }
 
+/** The primary: a server that can crash. */
+export interface PrimaryNode extends PostgresNode {
+  /** SIGKILL to the server and every process of it: a crash, nothing flushed or sent after it. */
+  kill(): Promise<void>;
+}
+
 export interface ReplicaNode extends PostgresNode {
   /** Stops replay (`pg_wal_replay_pause()`): WAL keeps arriving, nothing more becomes visible. */
   pauseReplay(): Promise<void>;
@@ -39,11 +45,13 @@ export interface ReplicaNode extends PostgresNode {
   kill(): Promise<void>;
   /** Starts it again (after `kill()`) and waits until it accepts read-only connections. */
   start(): Promise<void>;
+  /** Promotes it (`pg_promote()`, waiting until it is done): a primary on a new timeline. */
+  promote(): Promise<void>;
   readonly running: boolean;
 }
 
 export interface ReplicatedPostgres {
-  readonly primary: PostgresNode;
+  readonly primary: PrimaryNode;
   readonly replicas: readonly ReplicaNode[];
   /** Creates a uniquely named database on the primary, waits until every running replica has it, returns its name. */
   createDatabase(prefix?: string): Promise<string>;
@@ -115,9 +123,16 @@ export async function startReplicatedPostgres(options: { replicas?: number } = {
       };
       const query = <Row extends pg.QueryResultRow>(database: string, text: string, values?: unknown[]) =>
         withClient(urlFor(database), async (client) => (await client.query<Row>(text, values)).rows);
+      const kill = async () => {
+        const running = server.process;
+        if (!running) return;
+        running.killGroup('SIGKILL');
+        await running.exited;
+      };
       return {
         server,
         start,
+        kill,
         node: {
           name,
           port,
@@ -164,13 +179,9 @@ export async function startReplicatedPostgres(options: { replicas?: number } = {
         ...replica.node,
         pauseReplay: async () => void (await replica.node.query('postgres', 'SELECT pg_wal_replay_pause()')),
         resumeReplay: async () => void (await replica.node.query('postgres', 'SELECT pg_wal_replay_resume()')),
-        async kill() {
-          const server = replica.server.process;
-          if (!server) return;
-          server.killGroup('SIGKILL');
-          await server.exited;
-        },
+        kill: replica.kill,
         start: replica.start,
+        promote: async () => void (await replica.node.query('postgres', 'SELECT pg_promote(true, 60)')),
         get running() {
           return replica.server.process?.running ?? false;
         },
@@ -196,7 +207,7 @@ export async function startReplicatedPostgres(options: { replicas?: number } = {
       }
     };
     return {
-      primary: primary.node,
+      primary: { ...primary.node, kill: primary.kill },
       replicas,
       async createDatabase(prefix = 'test') {
         const database = `${prefix}_${randomBytes(5).toString('hex')}`;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { monotonicClockRateEnv } from '../../../scripts/test/clock-shims.js';
+import { startFailoverProxy, type FailoverProxy } from '../../../scripts/test/failover-proxy.js';
 import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
@@ -100,6 +101,48 @@ describe('coherence under the environment: what the argument assumes, varied', {
         durationMs: 30_000,
       });
       assert.ok((await sumOver(gateways, replicaStatements)) > before, 'no read ran on the replica');
+    });
+  });
+
+  describe('a primary failover: one replica promoted, the other left on the old timeline ahead of it, both read by the gateways', () => {
+    let servers: ReplicatedPostgres | undefined;
+    let redis: RedisServer | undefined;
+    let primaryAddress: FailoverProxy | undefined;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      [servers, redis] = await Promise.all([startReplicatedPostgres({ replicas: 2 }), startRedis()]);
+      const database = await servers.createDatabase('coherence');
+      await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
+      await servers.caughtUp();
+      // The gateways and the run's own reads reach the primary by one address, which the failover moves.
+      primaryAddress = await startFailoverProxy(servers.primary.port);
+      const viaAddress = new URL(servers.primary.urlFor(database));
+      viaAddress.port = String(primaryAddress.port);
+      databaseUrl = viaAddress.toString();
+      gateways = await startGateways({
+        ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
+        DATABASE_READ_URLS: servers.replicas.map((replica) => replica.urlFor(database)).join(','),
+        DATABASE_READ_MAX_LAG_MS: String(REPLICA_MAX_LAG_MS),
+      });
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([primaryAddress?.close(), redis?.stop(), servers?.destroy()]);
+    });
+
+    it('0 stale reads, reads on the replica left behind before the failover', async () => {
+      const leftBehindStatements = 'catalog_db_statements_total{target="replica-2"}';
+      const before = await sumOver(gateways, leftBehindStatements);
+      await attack({
+        random: seededRandom(SEED + 14),
+        faults: ['gateway paused', 'postgres primary failed over', 'gateway paused'],
+        gateways,
+        targets: { replication: servers, primaryAddress },
+        databaseUrl,
+        durationMs: 40_000,
+      });
+      assert.ok((await sumOver(gateways, leftBehindStatements)) > before, 'no read ran on the replica left behind');
     });
   });
 

@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import type { FailoverProxy } from '../../../scripts/test/failover-proxy.js';
 import type { LatencyProxy } from '../../../scripts/test/latency-proxy.js';
-import type { ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
+import type { PostgresNode, ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import type { RedisServer } from '../../../scripts/test/redis.js';
 import type { RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
 import { waitFor } from '../../../scripts/test/wait.js';
@@ -30,7 +31,8 @@ export type FaultKind =
   | 'redis slowed both ways for one gateway'
   | 'redis messages late for one gateway'
   | 'gateway paused'
-  | 'redis clock stepped';
+  | 'redis clock stepped'
+  | 'postgres primary failed over';
 
 /** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica; a Postgres primary with a streaming replica. */
 export interface FaultTargets {
@@ -42,6 +44,8 @@ export interface FaultTargets {
   redisLatency?: LatencyProxy;
   /** The gateways read its first replica (DATABASE_READ_URLS). */
   replication?: ReplicatedPostgres;
+  /** The address the gateways reach the primary by (DATABASE_URL): what a failover moves. */
+  primaryAddress?: FailoverProxy;
   gateways: readonly GatewayProcess[];
 }
 
@@ -82,6 +86,8 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   // A stop-the-world pause: a major GC, a throttled container (CPU quota), a VM stolen from.
   'gateway paused': [50, 400],
   'redis clock stepped': [2_000, 5_000],
+  // How long the primary's address refuses connections after the promotion, before it is moved.
+  'postgres primary failed over': [0, 1_000],
 };
 /** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
 const POSTGRES_LATENCY_MS: readonly [number, number] = [20, 150];
@@ -92,6 +98,13 @@ const POSTGRES_BYTES_PER_SECOND: readonly [number, number] = [500_000, 2_000_000
 /** How far Redis's wall clock is stepped, in ms, forward or back (an NTP step, a VM restored). */
 const CLOCK_STEP_MS: readonly [number, number] = [2_000, 120_000];
 const GAP_MS: readonly [number, number] = [1_500, 4_000];
+
+/**
+ * WAL the primary writes after the replica to be promoted stopped hearing it, which the other
+ * replica replays: outside the catalog, so no acknowledged write is lost by the failover, and
+ * more than a run's writes add on the new timeline, so the replica left behind stays ahead of it.
+ */
+const DIVERGED_WAL_ROWS = 100_000;
 
 /** Junk written under memory pressure: big values, so a few dozen a second churn a small `maxmemory`. */
 const JUNK_VALUE_BYTES = 64 * 1024;
@@ -348,6 +361,62 @@ async function stepRedisClock(redis: RedisServer, durationMs: number, random: Ra
   return `Redis's wall clock stepped ${offsetMs > 0 ? '+' : ''}${offsetMs} ms for ${durationMs} ms (TIME showed it), then back`;
 }
 
+/** `pg_current_wal_lsn()` of a primary, with its timeline (the first 8 hex digits of its WAL file's name). */
+async function walPosition(server: PostgresNode): Promise<{ lsn: string; timeline: number }> {
+  const [row] = await server.query<{ lsn: string; file: string }>(
+    'postgres',
+    'SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS file',
+  );
+  return { lsn: need(row, 'WAL position').lsn, timeline: parseInt(row!.file.slice(0, 8), 16) };
+}
+
+const replayedLsn = async (replica: PostgresNode): Promise<string> =>
+  need((await replica.query<{ lsn: string }>('postgres', 'SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0], 'replay position').lsn;
+
+/** Waits until `replica` has replayed up to `lsn`. */
+const replayedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
+  waitFor(
+    `${replica.name} to replay up to ${lsn}`,
+    async () => (parseLsn(await replayedLsn(replica)) >= parseLsn(lsn) ? true : undefined),
+    30_000,
+    20,
+  );
+
+/**
+ * The primary crashes and its first replica is promoted, as a failover manager does, while the
+ * second replica, which heard the primary for longer, is left on the old timeline ahead of the
+ * promotion point (an asynchronous standby more advanced than the one chosen; until a manager
+ * rewinds it, it still answers reads). The primary's address is cut first and every catalog
+ * write is on both replicas before the first stops hearing the primary, so nothing acknowledged
+ * is lost: only WAL outside the catalog is. Then the address moves to the promoted server.
+ */
+async function failOverPrimary({ primary, replicas }: ReplicatedPostgres, address: FailoverProxy, downMs: number): Promise<string> {
+  const promoted = need(replicas[0], 'replica to promote');
+  const leftBehind = need(replicas[1], 'second replica');
+  address.cut();
+  const before = await walPosition(primary);
+  await Promise.all([replayedTo(promoted, before.lsn), replayedTo(leftBehind, before.lsn)]);
+  await promoted.kill();
+  await primary.query('postgres', 'CREATE TABLE IF NOT EXISTS failover_filler (line text)');
+  await primary.query('postgres', `INSERT INTO failover_filler SELECT repeat('x', 100) FROM generate_series(1, ${DIVERGED_WAL_ROWS})`);
+  const diverged = await walPosition(primary);
+  await replayedTo(leftBehind, diverged.lsn);
+  await primary.kill();
+  await promoted.start();
+  await promoted.promote();
+  const after = await walPosition(promoted);
+  await sleep(downMs);
+  address.moveTo(promoted.port);
+  const ahead = parseLsn(diverged.lsn) - parseLsn(after.lsn);
+  const summary =
+    `primary killed at ${diverged.lsn} (timeline ${diverged.timeline}); ${promoted.name}, stopped at ${before.lsn}, promoted to timeline ` +
+    `${after.timeline} at ${after.lsn}; ${leftBehind.name} left on timeline ${diverged.timeline} at ${diverged.lsn}, ${ahead} bytes ahead; ` +
+    `the primary's address moved after ${downMs} ms`;
+  if (after.timeline <= diverged.timeline) throw new Error(`the promoted server is not on a new timeline (${summary})`);
+  if (ahead <= 0n) throw new Error(`the replica left behind is not ahead of the promotion point (${summary})`);
+  return summary;
+}
+
 async function restartGateway(gateway: GatewayProcess): Promise<string> {
   const oldPid = gateway.pid;
   const signal = await gateway.kill();
@@ -396,6 +465,12 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
       return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
     case 'redis clock stepped':
       return stepRedisClock(need(targets.redis, 'standalone Redis'), fault.durationMs, random);
+    case 'postgres primary failed over':
+      return failOverPrimary(
+        need(targets.replication, 'Postgres primary with two replicas'),
+        need(targets.primaryAddress, "address of the primary's"),
+        fault.durationMs,
+      );
   }
 }
 
