@@ -7,7 +7,7 @@ import { LSN_MAX, parseLsn, type Lsn } from './lsn.js';
 import { MonitorConnection, repeatEvery } from './monitor-connection.js';
 import { PrimaryPosition } from './primary-position.js';
 import { ReplicaDatabase, type StatementFallback } from './replica-database.js';
-import { ReplicaHealth } from './replica-health.js';
+import { ReplicaHealth, type ReplicaSample } from './replica-health.js';
 
 /** How often every target's WAL position is read. */
 export const POLL_INTERVAL_MS = 100;
@@ -177,6 +177,28 @@ export function targetNames(config: Pick<Config, 'DATABASE_READ_URLS'>): string[
   return ['primary', ...config.DATABASE_READ_URLS.map((_, index) => `replica-${index + 1}`)];
 }
 
+/**
+ * A replica's poll: whether it is a standby, how far it replayed, and what its WAL receiver
+ * streams (a role without pg_read_all_stats sees the receiver's pid only, its status null).
+ */
+const REPLICA_POLL_QUERY = `SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replayed,
+  receiver.pid IS NOT NULL AND receiver.status IS NULL AS receiver_hidden,
+  CASE WHEN receiver.status = 'streaming' THEN receiver.received_tli END AS streamed_timeline
+  FROM (SELECT) AS poll LEFT JOIN pg_stat_wal_receiver AS receiver ON true`;
+
+interface ReplicaPollRow {
+  in_recovery: boolean;
+  replayed: string | null;
+  receiver_hidden: boolean;
+  streamed_timeline: number | null;
+}
+
+const replicaSample = (row: ReplicaPollRow): ReplicaSample => ({
+  inRecovery: row.in_recovery,
+  replayed: row.replayed === null ? null : parseLsn(row.replayed),
+  streamedTimeline: row.receiver_hidden ? 'hidden' : row.streamed_timeline,
+});
+
 /** The targets of DATABASE_URL and DATABASE_READ_URLS, each polled from now on until `close()`. */
 export function createReadTargets(config: Config & { DATABASE_URL: string }, deps: ReadTargetDependencies): ReadTargets {
   const { report, logger } = deps;
@@ -249,11 +271,8 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
       const sentAt = performance.now();
       let pollError: unknown;
       try {
-        const row = await connection.row<{ in_recovery: boolean; replayed: string | null }>(
-          'SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replayed',
-        );
-        const replayed = row.replayed === null ? null : parseLsn(row.replayed);
-        health.answered({ inRecovery: row.in_recovery, replayed }, sentAt, performance.now());
+        const row = await connection.row<ReplicaPollRow>(REPLICA_POLL_QUERY);
+        health.answered(replicaSample(row), sentAt, performance.now());
       } catch (error) {
         failed('poll');
         pollError = error;

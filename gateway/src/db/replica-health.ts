@@ -8,6 +8,12 @@ export interface ReplicaSample {
   inRecovery: boolean;
   /** `pg_last_wal_replay_lsn()`: null on a server that is not a standby. */
   replayed: Lsn | null;
+  /**
+   * The timeline its WAL receiver streams (`pg_stat_wal_receiver.received_tli` while `streaming`):
+   * null when it streams nothing, `hidden` when the gateway's role may not see it (it needs
+   * `pg_read_all_stats`).
+   */
+  streamedTimeline: number | null | 'hidden';
 }
 
 interface Polled extends ReplicaSample {
@@ -22,6 +28,10 @@ interface Polled extends ReplicaSample {
  * - it answered a poll within POLL_STALE_MS, sent after its last failure (a failed statement
  *   or poll);
  * - it is in recovery (a promoted replica is another timeline: its positions mean nothing here);
+ * - its WAL receiver streams the timeline the primary was last seen on: after a failover, a
+ *   standby that heard the old primary for longer than the promoted one holds WAL of the old
+ *   timeline past the promotion point, under the same positions the new primary's writes take,
+ *   and can follow neither (gateway/README.md, "Consistency", rule 8);
  * - it has replayed at least as far as it was ever seen to: a standby restarted after a crash
  *   may resume from an earlier point, and a read there must not see older data than a read
  *   before the crash did (that is what makes the sampled position a lower bound);
@@ -81,6 +91,15 @@ export class ReplicaHealth {
     if (polled.sentAt <= this.failedAt) return 'no poll answered since it failed';
     if (now - polled.answeredAt > POLL_STALE_MS) return `no poll answered for ${POLL_STALE_MS} ms`;
     if (!polled.inRecovery || polled.replayed === null) return 'not in recovery: not a standby, or promoted';
+    const primaryTimeline = this.primaryHistory.timeline;
+    if (polled.streamedTimeline === 'hidden') {
+      return "cannot see its WAL receiver (pg_stat_wal_receiver): the gateway's role needs pg_read_all_stats to tell which primary it follows";
+    }
+    if (polled.streamedTimeline === null) return 'its WAL receiver streams nothing: it may not follow the current primary';
+    // Before the primary's first poll its timeline is unknown, and so is the lag (below).
+    if (primaryTimeline !== undefined && polled.streamedTimeline !== primaryTimeline) {
+      return `streams timeline ${polled.streamedTimeline} while the primary is on timeline ${primaryTimeline}`;
+    }
     if (polled.replayed < this.highWater) return 'replaying from before the furthest position it was seen at (restarted)';
     const lagMs = this.primaryHistory.lagMs(polled.replayed, now);
     if (lagMs === undefined) {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { formatLsn, LSN_MAX, parseLsn } from '../../src/db/lsn.js';
-import { POLL_STALE_MS, ReplicaHealth } from '../../src/db/replica-health.js';
+import { timelineOf } from '../../src/db/primary-position.js';
+import { POLL_STALE_MS, ReplicaHealth, type ReplicaSample } from '../../src/db/replica-health.js';
 import { HISTORY_MS, WalHistory } from '../../src/db/wal-history.js';
 
 describe('WAL positions', () => {
@@ -30,10 +31,10 @@ describe('WAL positions', () => {
 describe('lag as time', () => {
   it('is how long ago the primary moved past the replayed position, 0 when it has not', () => {
     const history = new WalHistory();
-    history.record(100n, 1_000);
-    history.record(100n, 1_100); // unchanged: the first time seen counts
-    history.record(200n, 1_200);
-    history.record(300n, 1_500);
+    history.record(100n, 1_000, 1);
+    history.record(100n, 1_100, 1); // unchanged: the first time seen counts
+    history.record(200n, 1_200, 1);
+    history.record(300n, 1_500, 1);
     assert.equal(history.latest, 300n);
     assert.equal(history.lagMs(300n, 9_000), 0, 'caught up: no lag however long the primary has been idle');
     assert.equal(history.lagMs(400n, 9_000), 0, 'ahead of the last sample');
@@ -47,7 +48,7 @@ describe('lag as time', () => {
     const history = new WalHistory();
     assert.equal(history.lagMs(0n, 1_000), undefined, 'no sample of the primary yet');
     assert.equal(history.spanMs(1_000), 0);
-    history.record(100n, 1_000);
+    history.record(100n, 1_000, 1);
     assert.equal(history.lagMs(50n, 3_000), undefined);
     assert.equal(history.spanMs(3_000), 2_000);
     assert.equal(history.lagMs(100n, 3_000), 0);
@@ -55,7 +56,7 @@ describe('lag as time', () => {
 
   it('keeps HISTORY_MS of samples', () => {
     const history = new WalHistory();
-    for (let at = 0; at <= HISTORY_MS * 2; at += 1_000) history.record(BigInt(at + 1), at);
+    for (let at = 0; at <= HISTORY_MS * 2; at += 1_000) history.record(BigInt(at + 1), at, 1);
     const now = HISTORY_MS * 2;
     assert.equal(history.spanMs(now), HISTORY_MS);
     assert.equal(history.lagMs(BigInt(HISTORY_MS - 1), now), undefined);
@@ -63,10 +64,19 @@ describe('lag as time', () => {
     assert.equal(history.lagMs(BigInt(now - 5_000), now), 5_000);
   });
 
+  it('starts afresh on a new timeline, even ahead of the old one', () => {
+    const history = new WalHistory();
+    history.record(1_000n, 0, 1);
+    history.record(2_000n, 100, 2);
+    assert.equal(history.timeline, 2);
+    assert.equal(history.lagMs(1_500n, 600), undefined, 'a position of the old timeline says nothing of the new one');
+    assert.equal(history.lagMs(2_000n, 600), 0);
+  });
+
   it('starts afresh when the primary is another server (its position went back)', () => {
     const history = new WalHistory();
-    history.record(1_000n, 0);
-    history.record(500n, 100);
+    history.record(1_000n, 0, 1);
+    history.record(500n, 100, 1);
     assert.equal(history.latest, 500n);
     assert.equal(history.lagMs(400n, 600), undefined);
     assert.equal(history.lagMs(500n, 600), 0);
@@ -76,10 +86,14 @@ describe('lag as time', () => {
 describe('a replica in the rotation', () => {
   const primary = () => {
     const history = new WalHistory();
-    history.record(100n, 0);
+    history.record(100n, 0, 1);
     return history;
   };
-  const standby = (replayed: bigint) => ({ inRecovery: true, replayed });
+  const standby = (replayed: bigint, streamedTimeline: ReplicaSample['streamedTimeline'] = 1) => ({
+    inRecovery: true,
+    replayed,
+    streamedTimeline,
+  });
 
   it('has answered a fresh poll, is in recovery and lags within the bound', () => {
     const history = primary();
@@ -89,7 +103,7 @@ describe('a replica in the rotation', () => {
     health.answered(standby(100n), 0, 10);
     assert.equal(health.inRotation(20), true);
     assert.equal(health.replayedLsn(), 100n);
-    history.record(200n, 100);
+    history.record(200n, 100, 1);
     assert.equal(health.inRotation(1_100), true, 'lag 1,000 ms: at the bound');
     assert.equal(health.inRotation(1_101), false);
     assert.match(health.outOfRotationBecause(1_101)!, /replay lag 1001 ms exceeds 1000 ms/);
@@ -103,7 +117,7 @@ describe('a replica in the rotation', () => {
     const health = new ReplicaHealth(history, 1_000);
     health.answered(standby(50n), 0, 10);
     assert.match(health.outOfRotationBecause(20)!, /lag unknown/, 'the primary not polled yet');
-    history.record(100n, 30);
+    history.record(100n, 30, 1);
     assert.match(health.outOfRotationBecause(40)!, /behind every position the primary was seen at: lag unknown, at least 10 ms/);
     assert.equal(health.lagMs(40), 10, 'reported as the least it can be');
     health.answered(standby(100n), 40, 50);
@@ -123,7 +137,7 @@ describe('a replica in the rotation', () => {
 
   it('is a standby, and never shows less than it was seen to have replayed', () => {
     const health = new ReplicaHealth(primary(), 1_000);
-    health.answered({ inRecovery: false, replayed: null }, 0, 10);
+    health.answered({ inRecovery: false, replayed: null, streamedTimeline: null }, 0, 10);
     assert.match(health.outOfRotationBecause(20)!, /not in recovery/);
     health.answered(standby(100n), 20, 30);
     assert.equal(health.inRotation(40), true);
@@ -131,6 +145,34 @@ describe('a replica in the rotation', () => {
     assert.match(health.outOfRotationBecause(60)!, /restarted/);
     health.answered(standby(100n), 60, 70);
     assert.equal(health.inRotation(80), true);
+  });
+});
+
+describe('a replica after a failover', () => {
+  it("follows the primary's timeline: streams it, or stays out naming why", () => {
+    const history = new WalHistory();
+    const health = new ReplicaHealth(history, 1_000);
+    const sample = (streamedTimeline: ReplicaSample['streamedTimeline']) => ({ inRecovery: true, replayed: 500n, streamedTimeline });
+    health.answered(sample(1), 0, 10);
+    assert.match(health.outOfRotationBecause(20)!, /lag unknown/, 'the primary not polled yet');
+    history.record(500n, 15, 1);
+    assert.equal(health.inRotation(20), true);
+    // Promoted elsewhere: this standby still streamed the old timeline when last polled.
+    history.record(400n, 30, 2);
+    assert.match(health.outOfRotationBecause(40)!, /streams timeline 1 while the primary is on timeline 2/);
+    health.answered(sample(null), 40, 50);
+    assert.match(health.outOfRotationBecause(60)!, /its WAL receiver streams nothing/);
+    health.answered(sample('hidden'), 60, 70);
+    assert.match(health.outOfRotationBecause(80)!, /needs pg_read_all_stats/);
+    history.record(600n, 80, 2);
+    health.answered({ ...sample(2), replayed: 600n }, 90, 100);
+    assert.equal(health.inRotation(110), true, 'following the new primary');
+  });
+
+  it('reads the timeline from a WAL file name', () => {
+    assert.equal(timelineOf('000000010000000000000003'), 1);
+    assert.equal(timelineOf('0000000A0000000000000003'), 10);
+    assert.throws(() => timelineOf('0/3000000'), /not a WAL file name/);
   });
 });
 

@@ -515,6 +515,8 @@ describe("read-your-writes when a write's WAL position cannot be read", () => {
       `GRANT USAGE ON SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
       `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
       `GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+      // What the replica's WAL receiver streams (which primary it follows) is shown only to this role.
+      `GRANT pg_read_all_stats TO ${ROLE}`,
     ]) {
       await servers.primary.query(database, grant);
     }
