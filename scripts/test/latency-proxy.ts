@@ -2,7 +2,8 @@
 // sends it: latency, and a bandwidth cap per connection, between a client (the gateway) and a real
 // server (Postgres, Redis), switched on and off while both run, without either knowing. Each
 // connection's bytes keep their order in each direction; only their arrival is late (a large
-// answer later than a small one, as on a congested link).
+// answer later than a small one, as on a congested link). It can also stand for the address a
+// primary is reached by, which a failover cuts and moves to the promoted server.
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -31,6 +32,13 @@ export interface LatencyProxy {
   slow(link: LinkSpeed): void;
   /** Chunks that were held back so far: what shows a slowed window slowed anything. */
   readonly delayedChunks: number;
+  /**
+   * Closes every connection and refuses new ones until `moveTo`: as a failover cuts the address a
+   * primary is reached by (a `-rw` Service, a writer endpoint), nothing more reaches the old server.
+   */
+  cut(): void;
+  /** From now on, connections go to `port` on the same host (and are accepted again): the address moved. */
+  moveTo(port: number): void;
   close(): Promise<void>;
 }
 
@@ -38,9 +46,15 @@ export interface LatencyProxy {
 export async function startLatencyProxy(target: { host: string; port: number }): Promise<LatencyProxy> {
   let link: LinkSpeed = { latencyMs: 0 };
   let delayedChunks = 0;
+  let targetPort = target.port;
+  let refusing = false;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
+    if (refusing) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, target.host);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
@@ -95,6 +109,14 @@ export async function startLatencyProxy(target: { host: string; port: number }):
     },
     get delayedChunks() {
       return delayedChunks;
+    },
+    cut() {
+      refusing = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    moveTo(port: number) {
+      targetPort = port;
+      refusing = false;
     },
     async close() {
       for (const socket of sockets) socket.destroy();

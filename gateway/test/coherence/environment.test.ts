@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { monotonicClockRateEnv } from '../../../scripts/test/clock-shims.js';
-import { startFailoverProxy, type FailoverProxy } from '../../../scripts/test/failover-proxy.js';
 import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
@@ -107,7 +106,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
   describe('a primary failover: one replica promoted, the other left on the old timeline ahead of it, both read by the gateways', () => {
     let servers: ReplicatedPostgres | undefined;
     let redis: RedisServer | undefined;
-    let primaryAddress: FailoverProxy | undefined;
+    let primaryAddress: LatencyProxy | undefined;
     let databaseUrl: string;
     let gateways: GatewayProcess[] = [];
     before(async () => {
@@ -116,7 +115,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
       await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
       await servers.caughtUp();
       // The gateways and the run's own reads reach the primary by one address, which the failover moves.
-      primaryAddress = await startFailoverProxy(servers.primary.port);
+      primaryAddress = await startLatencyProxy({ host: '127.0.0.1', port: servers.primary.port });
       const viaAddress = new URL(servers.primary.urlFor(database));
       viaAddress.port = String(primaryAddress.port);
       databaseUrl = viaAddress.toString();

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import type { FailoverProxy } from '../../../scripts/test/failover-proxy.js';
 import type { LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import type { PostgresNode, ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import type { RedisServer } from '../../../scripts/test/redis.js';
@@ -45,7 +44,7 @@ export interface FaultTargets {
   /** The gateways read its first replica (DATABASE_READ_URLS). */
   replication?: ReplicatedPostgres;
   /** The address the gateways reach the primary by (DATABASE_URL): what a failover moves. */
-  primaryAddress?: FailoverProxy;
+  primaryAddress?: LatencyProxy;
   gateways: readonly GatewayProcess[];
 }
 
@@ -390,7 +389,7 @@ const replayedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
  * write is on both replicas before the first stops hearing the primary, so nothing acknowledged
  * is lost: only WAL outside the catalog is. Then the address moves to the promoted server.
  */
-async function failOverPrimary({ primary, replicas }: ReplicatedPostgres, address: FailoverProxy, downMs: number): Promise<string> {
+async function failOverPrimary({ primary, replicas }: ReplicatedPostgres, address: LatencyProxy, downMs: number): Promise<string> {
   const promoted = need(replicas[0], 'replica to promote');
   const leftBehind = need(replicas[1], 'second replica');
   address.cut();
