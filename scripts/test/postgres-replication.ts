@@ -43,8 +43,12 @@ export interface ReplicaNode extends PostgresNode {
   resumeReplay(): Promise<void>;
   /** SIGKILL to the server and every process of it, as a crashed or deleted pod. */
   kill(): Promise<void>;
-  /** Starts it again (after `kill()`) and waits until it accepts read-only connections. */
-  start(): Promise<void>;
+  /**
+   * Starts it again (after `kill()`) and waits until it accepts read-only connections. `alone`:
+   * without its primary_conninfo, so it replays only the WAL it holds (a standby cut off from a
+   * primary that is still running, about to be promoted).
+   */
+  start(options?: { alone?: boolean }): Promise<void>;
   /** Promotes it (`pg_promote()`, waiting until it is done): a primary on a new timeline. */
   promote(): Promise<void>;
   readonly running: boolean;
@@ -115,8 +119,9 @@ export async function startReplicatedPostgres(options: { replicas?: number } = {
       const server: { process?: GroupProcess } = {};
       servers.push(server);
       const urlFor = (database: string) => `postgres://${USER}@127.0.0.1:${port}/${database}`;
-      const start = async () => {
-        const [program, args] = command('postgres', ['-D', dataDir, ...settings(port)]);
+      const start = async ({ alone = false } = {}) => {
+        const upstream = alone ? ['-c', 'primary_conninfo='] : [];
+        const [program, args] = command('postgres', ['-D', dataDir, ...settings(port), ...upstream]);
         const started = new GroupProcess(`postgres ${name}`, program, args, join(base, `${name}.log`));
         server.process = started;
         await started.waitUntilReady(() => withClient(urlFor('postgres'), async () => true), START_TIMEOUT_MS);

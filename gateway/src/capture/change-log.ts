@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { CHANGE_LOG_TABLE } from '@catalog/contract';
-import { parseLsn, type Lsn } from '../db/lsn.js';
+import { onTimeline, timelineOf, type Lsn } from '../db/lsn.js';
 import type { CatalogChange } from '../events/catalog-events.js';
 
 /** Entries claimed per transaction. */
@@ -40,7 +40,11 @@ interface EntryRow {
   everything: string | null;
   waited_seconds: number;
   lsn: string;
+  /** The WAL file `lsn` is in: it names the primary's timeline. */
+  wal_file: string;
 }
+
+const positionOf = (row: EntryRow): Lsn => onTimeline(timelineOf(row.wal_file), row.lsn);
 
 /**
  * Locks the oldest entries no other claim holds, as many as fit the products' bound (at least
@@ -69,7 +73,7 @@ async function lockWithinBound(client: pg.Client): Promise<EntryRow[]> {
   const { rows } = await client.query<EntryRow>(
     `SELECT id, product_ids, list_changed, everything,
             extract(epoch FROM clock_timestamp() - recorded_at)::float8 AS waited_seconds,
-            pg_current_wal_insert_lsn()::text AS lsn
+            pg_current_wal_insert_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_insert_lsn()) AS wal_file
        FROM ${CHANGE_LOG_TABLE} WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE SKIP LOCKED`,
     [chosen],
   );
@@ -93,7 +97,7 @@ export async function claimChanges(client: pg.Client, announce: (batch: ClaimedB
       await announce({
         claimed: claimedChanges(rows),
         entries: rows.length,
-        lsn: parseLsn(rows[rows.length - 1]!.lsn),
+        lsn: positionOf(rows[rows.length - 1]!),
         waitedSeconds: rows.map((row) => row.waited_seconds),
       });
       await client.query(`DELETE FROM ${CHANGE_LOG_TABLE} WHERE id = ANY($1::bigint[])`, [rows.map((row) => row.id)]);

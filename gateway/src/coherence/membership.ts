@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { timelineOfPosition, type Lsn } from '../db/lsn.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { changeOfTags } from '../events/change-tags.js';
 import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
@@ -195,7 +196,7 @@ export class Membership {
   private async emitFor(message: Exclude<InvalidationMessage, { kind: 'epoch' }>): Promise<void> {
     const change = changeOfTags(message.tags);
     if (message.kind === 'prepare') await this.options.events.emit('changing', { ...change, pendingMs: message.pendingMs });
-    else await this.options.events.emit('changed', { ...change, lsn: message.lsn === '' ? undefined : BigInt(message.lsn) });
+    else await this.options.events.emit('changed', { ...change, lsn: positionOfConfirm(message.lsn) });
   }
 
   /** Drops everything kept (it may predate what was missed) and continues from `position`; the lease waits for the next renewal. */
@@ -206,4 +207,15 @@ export class Membership {
     this.options.heard.restartAt(this.position);
     await this.options.events.emit('missed', {});
   }
+}
+
+/**
+ * A confirm's position, or undefined when it names none: its writer could not read one, or it
+ * is a bare LSN without the timeline above it (from a gateway of before timelines, in a rolling
+ * upgrade), which every replica's position would pass. Either raises the floor instead (rule 8).
+ */
+function positionOfConfirm(text: string): Lsn | undefined {
+  if (text === '') return undefined;
+  const position = BigInt(text);
+  return timelineOfPosition(position) === 0 ? undefined : position;
 }

@@ -1,20 +1,13 @@
 import { ServiceUnavailableError } from '../errors.js';
-import { parseLsn, type Lsn } from './lsn.js';
+import { onTimeline, timelineOf, type Lsn } from './lsn.js';
 import type { MonitorConnection } from './monitor-connection.js';
 import { WalHistory } from './wal-history.js';
 
 /**
- * The insert position, and the name of the WAL file it is in, whose first 8 hex digits are the
- * primary's timeline: a promoted server writes on a new one from the moment it is promoted.
+ * The insert position, and the name of the WAL file it is in, which names the primary's
+ * timeline: a promoted server writes on a new one from the moment it is promoted.
  */
 const POSITION_QUERY = 'SELECT pg_current_wal_insert_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_insert_lsn()) AS wal_file';
-
-/** The timeline a WAL file's name (`TTTTTTTTXXXXXXXXYYYYYYYY`) says it belongs to. */
-export function timelineOf(walFile: string): number {
-  const timeline = Number.parseInt(walFile.slice(0, 8), 16);
-  if (!/^[0-9A-F]{24}$/i.test(walFile) || !(timeline > 0)) throw new Error(`not a WAL file name: ${JSON.stringify(walFile)}`);
-  return timeline;
-}
 
 /**
  * The primary's WAL position: read on demand (`current()`), and by the poll that keeps the
@@ -56,8 +49,8 @@ export class PrimaryPosition {
   private read(): Promise<Lsn> {
     const reading = this.connection.row<{ lsn: string; wal_file: string }>(POSITION_QUERY).then(
       ({ lsn, wal_file: walFile }) => {
-        const position = parseLsn(lsn);
-        this.history.record(position, performance.now(), timelineOf(walFile));
+        const position = onTimeline(timelineOf(walFile), lsn);
+        this.history.record(position, performance.now());
         return position;
       },
       (error: unknown) => {

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { SharedBatchers } from '../loaders/shared-batchers.js';
 import type { Repositories } from '../repository/index.js';
 import { Database, type DatabaseOptions } from './database.js';
-import { LSN_MAX, parseLsn, type Lsn } from './lsn.js';
+import { LSN_MAX, onTimeline, type Lsn } from './lsn.js';
 import { MonitorConnection, repeatEvery } from './monitor-connection.js';
 import { PrimaryPosition } from './primary-position.js';
 import { ReplicaDatabase, type StatementFallback } from './replica-database.js';
@@ -195,7 +195,8 @@ interface ReplicaPollRow {
 
 const replicaSample = (row: ReplicaPollRow): ReplicaSample => ({
   inRecovery: row.in_recovery,
-  replayed: row.replayed === null ? null : parseLsn(row.replayed),
+  // Named by the timeline it streams (0: none, behind every position of the primary's).
+  replayed: row.replayed === null ? null : onTimeline(row.receiver_hidden ? 0 : (row.streamed_timeline ?? 0), row.replayed),
   streamedTimeline: row.receiver_hidden ? 'hidden' : row.streamed_timeline,
 });
 

@@ -1,4 +1,4 @@
-import type { Lsn } from './lsn.js';
+import { timelineOfPosition, type Lsn } from './lsn.js';
 
 /**
  * How far back positions are kept: over twice the largest DATABASE_READ_MAX_LAG_MS, and a few
@@ -22,21 +22,13 @@ interface Sample {
 export class WalHistory {
   /** Positions strictly increasing, each with the first time it was seen. */
   private samples: Sample[] = [];
-  private currentTimeline: number | undefined;
 
-  /**
-   * The primary was at `lsn` on `timeline` at time `at` (performance.now()). Positions on two
-   * timelines are not comparable: past the promotion point, one byte offset names different WAL on each.
-   */
-  record(lsn: Lsn, at: number, timeline: number): void {
-    // Positions never go back on one server: one that does is another server, and a new timeline
-    // is a promoted one (a failover): either history starts afresh.
-    if (timeline !== this.currentTimeline) {
-      this.currentTimeline = timeline;
-      this.samples = [];
-    }
+  /** The primary was at `lsn` at time `at` (performance.now()). */
+  record(lsn: Lsn, at: number): void {
     const latest = this.samples.at(-1);
     if (latest && lsn === latest.lsn) return;
+    // Positions never go back on one server, nor through a failover (the new timeline is above
+    // the old one): one that does is another server, whose history starts afresh.
     if (latest && lsn < latest.lsn) this.samples = [];
     this.samples.push({ lsn, at });
     const expired = this.samples.findIndex((sample) => sample.at >= at - HISTORY_MS);
@@ -45,7 +37,8 @@ export class WalHistory {
 
   /** The timeline the primary was last seen on (undefined before its first sample). */
   get timeline(): number | undefined {
-    return this.currentTimeline;
+    const latest = this.samples.at(-1);
+    return latest && timelineOfPosition(latest.lsn);
   }
 
   /** The primary's last sampled position, if any. */

@@ -31,7 +31,8 @@ export type FaultKind =
   | 'redis messages late for one gateway'
   | 'gateway paused'
   | 'redis clock stepped'
-  | 'postgres primary failed over';
+  | 'postgres primary failed over'
+  | 'postgres primary fenced and failed over';
 
 /** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica; a Postgres primary with a streaming replica. */
 export interface FaultTargets {
@@ -87,6 +88,7 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'redis clock stepped': [2_000, 5_000],
   // How long the primary's address refuses connections after the promotion, before it is moved.
   'postgres primary failed over': [0, 1_000],
+  'postgres primary fenced and failed over': [0, 1_000],
 };
 /** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
 const POSTGRES_LATENCY_MS: readonly [number, number] = [20, 150];
@@ -382,14 +384,22 @@ const replayedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
   );
 
 /**
- * The primary crashes and its first replica is promoted, as a failover manager does, while the
+ * The primary is lost and its first replica is promoted, as a failover manager does, while the
  * second replica, which heard the primary for longer, is left on the old timeline ahead of the
  * promotion point (an asynchronous standby more advanced than the one chosen; until a manager
  * rewinds it, it still answers reads). The primary's address is cut first and every catalog
  * write is on both replicas before the first stops hearing the primary, so nothing acknowledged
  * is lost: only WAL outside the catalog is. Then the address moves to the promoted server.
+ * `crash`: the primary is killed, and the replica left behind stops streaming; else it is only
+ * fenced (no client reaches it, as after a partition) and that replica keeps streaming the old
+ * timeline from it.
  */
-async function failOverPrimary({ primary, replicas }: ReplicatedPostgres, address: LatencyProxy, downMs: number): Promise<string> {
+async function failOverPrimary(
+  { primary, replicas }: ReplicatedPostgres,
+  address: LatencyProxy,
+  downMs: number,
+  crash: boolean,
+): Promise<string> {
   const promoted = need(replicas[0], 'replica to promote');
   const leftBehind = need(replicas[1], 'second replica');
   address.cut();
@@ -400,15 +410,16 @@ async function failOverPrimary({ primary, replicas }: ReplicatedPostgres, addres
   await primary.query('postgres', `INSERT INTO failover_filler SELECT repeat('x', 100) FROM generate_series(1, ${DIVERGED_WAL_ROWS})`);
   const diverged = await walPosition(primary);
   await replayedTo(leftBehind, diverged.lsn);
-  await primary.kill();
-  await promoted.start();
+  if (crash) await primary.kill();
+  // Cut off from the old primary: it would stream what it missed from one still running.
+  await promoted.start({ alone: true });
   await promoted.promote();
   const after = await walPosition(promoted);
   await sleep(downMs);
   address.moveTo(promoted.port);
   const ahead = parseLsn(diverged.lsn) - parseLsn(after.lsn);
   const summary =
-    `primary killed at ${diverged.lsn} (timeline ${diverged.timeline}); ${promoted.name}, stopped at ${before.lsn}, promoted to timeline ` +
+    `primary ${crash ? 'killed' : 'fenced, still streaming to the replica left behind,'} at ${diverged.lsn} (timeline ${diverged.timeline}); ${promoted.name}, stopped at ${before.lsn}, promoted to timeline ` +
     `${after.timeline} at ${after.lsn}; ${leftBehind.name} left on timeline ${diverged.timeline} at ${diverged.lsn}, ${ahead} bytes ahead; ` +
     `the primary's address moved after ${downMs} ms`;
   if (after.timeline <= diverged.timeline) throw new Error(`the promoted server is not on a new timeline (${summary})`);
@@ -465,10 +476,12 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
     case 'redis clock stepped':
       return stepRedisClock(need(targets.redis, 'standalone Redis'), fault.durationMs, random);
     case 'postgres primary failed over':
+    case 'postgres primary fenced and failed over':
       return failOverPrimary(
         need(targets.replication, 'Postgres primary with two replicas'),
         need(targets.primaryAddress, "address of the primary's"),
         fault.durationMs,
+        fault.kind === 'postgres primary failed over',
       );
   }
 }
