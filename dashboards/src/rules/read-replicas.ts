@@ -28,7 +28,7 @@ export const readReplicaAlertGroup: RuleGroup = {
       annotations: {
         summary: 'Gateway {{ $labels.instance }} has no read replica in its rotation',
         description:
-          'Every replica in DATABASE_READ_URLS is down, lagging or not a standby: all reads go to the primary, which now carries the whole read load.',
+          "Every replica in DATABASE_READ_URLS is down, lagging, not a standby, or not following the primary (its WAL receiver not streaming the primary's timeline, as after a failover, or hidden from the gateway's role without pg_read_all_stats): all reads go to the primary, which now carries the whole read load.",
       },
     },
   ],
