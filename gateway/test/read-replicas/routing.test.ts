@@ -317,3 +317,34 @@ describe('reads on streaming replicas', () => {
     for (let pick = 0; pick < 6; pick += 1) assert.equal(reads().pickReplica().name, 'replica-1');
   });
 });
+
+describe("a role that may not see a replica's WAL receiver", () => {
+  const ROLE = 'catalog_gateway_unmonitored';
+  const urlAsRole = (url: string) => url.replace('//postgres@', `//${ROLE}@`);
+
+  it('keeps the replica out, saying which grant it needs, and lets it in once granted', async () => {
+    await servers.primary.query(database, `CREATE ROLE ${ROLE} LOGIN`);
+    for (const grant of [
+      `GRANT USAGE ON SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA ${SERVING_SCHEMA} TO ${ROLE}`,
+    ]) {
+      await servers.primary.query(database, grant);
+    }
+    // Roles reach replica-1 by replay, as everything else (replica-2 is promoted by now).
+    const unmonitored = await startGateway(urlAsRole(servers.primary.urlFor(database)), {
+      DATABASE_READ_URLS: urlAsRole(node('replica-1').urlFor(database)),
+      DATABASE_READ_MAX_LAG_MS: String(MAX_LAG_MS),
+      CACHE_TTL_SECONDS: '0',
+    });
+    try {
+      const [replica] = unmonitored.services.reads.replicas;
+      const because = () => replica!.health.outOfRotationBecause(performance.now()) ?? '';
+      await eventually('the replica out, naming the grant', async () => /pg_read_all_stats/.test(because()), REPLICATION_WAIT_MS);
+      assert.equal(replica!.inRotation(), false);
+      await servers.primary.query('postgres', `GRANT pg_read_all_stats TO ${ROLE}`);
+      await eventually('the replica in the rotation once granted', async () => replica!.inRotation(), REPLICATION_WAIT_MS);
+    } finally {
+      await unmonitored.close();
+    }
+  });
+});
