@@ -7,8 +7,9 @@ import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/late
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
 import { waitFor } from '../../../scripts/test/wait.js';
-import { seededRandom } from '../../bench/random.js';
+import { seededRandom, type Random } from '../../bench/random.js';
 import { attack, gatewayEnv, PRODUCTS, SEED, sumOver } from './attack.js';
+import type { FaultKind } from './faults.js';
 import { WRITE_TOKEN } from '../support/gateway.js';
 import { createCoherenceCatalog } from './catalog.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
@@ -103,52 +104,68 @@ describe('coherence under the environment: what the argument assumes, varied', {
     });
   });
 
-  describe('a primary failover: one replica promoted, the other left on the old timeline ahead of it, both read by the gateways', () => {
-    let servers: ReplicatedPostgres | undefined;
-    let redis: RedisServer | undefined;
-    let primaryAddress: LatencyProxy | undefined;
-    let databaseUrl: string;
-    let gateways: GatewayProcess[] = [];
-    before(async () => {
-      [servers, redis] = await Promise.all([startReplicatedPostgres({ replicas: 2 }), startRedis()]);
-      const database = await servers.createDatabase('coherence');
-      await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
-      await servers.caughtUp();
-      // The gateways and the run's own reads reach the primary by one address, which the failover moves.
-      primaryAddress = await startLatencyProxy({ host: '127.0.0.1', port: servers.primary.port });
-      const viaAddress = new URL(servers.primary.urlFor(database));
-      viaAddress.port = String(primaryAddress.port);
-      databaseUrl = viaAddress.toString();
-      gateways = await startGateways({
-        ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
-        DATABASE_READ_URLS: servers.replicas.map((replica) => replica.urlFor(database)).join(','),
-        DATABASE_READ_MAX_LAG_MS: String(REPLICA_MAX_LAG_MS),
+  /**
+   * A primary with two streaming replicas, both read by two gateways, which reach the primary
+   * (and so does the run's SQL writer) by one address the failover cuts and moves; the failover
+   * is the one `failover` draws from the run's random.
+   */
+  const describeFailover = (title: string, seedOffset: number, failover: (random: Random) => FaultKind) =>
+    describe(title, () => {
+      let servers: ReplicatedPostgres | undefined;
+      let redis: RedisServer | undefined;
+      let primaryAddress: LatencyProxy | undefined;
+      let databaseUrl: string;
+      let gateways: GatewayProcess[] = [];
+      before(async () => {
+        [servers, redis] = await Promise.all([startReplicatedPostgres({ replicas: 2 }), startRedis()]);
+        const database = await servers.createDatabase('coherence');
+        await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
+        await servers.caughtUp();
+        primaryAddress = await startLatencyProxy({ host: '127.0.0.1', port: servers.primary.port });
+        const viaAddress = new URL(servers.primary.urlFor(database));
+        viaAddress.port = String(primaryAddress.port);
+        databaseUrl = viaAddress.toString();
+        gateways = await startGateways({
+          ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
+          DATABASE_READ_URLS: servers.replicas.map((replica) => replica.urlFor(database)).join(','),
+          DATABASE_READ_MAX_LAG_MS: String(REPLICA_MAX_LAG_MS),
+        });
       });
-    });
-    after(async () => {
-      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
-      await Promise.allSettled([primaryAddress?.close(), redis?.stop(), servers?.destroy()]);
+      after(async () => {
+        await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+        await Promise.allSettled([primaryAddress?.close(), redis?.stop(), servers?.destroy()]);
+      });
+
+      it('0 stale reads, reads on the second replica', async () => {
+        const secondReplicaStatements = 'catalog_db_statements_total{target="replica-2"}';
+        const before = await sumOver(gateways, secondReplicaStatements);
+        const random = seededRandom(SEED + seedOffset);
+        await attack({
+          random,
+          faults: ['gateway paused', failover(random), 'gateway paused'],
+          gateways,
+          targets: { replication: servers, primaryAddress },
+          databaseUrl,
+          durationMs: 40_000,
+          // Through the primary's address too: their changes wait in the change log across the failover.
+          sqlWriters: 1,
+        });
+        assert.ok((await sumOver(gateways, secondReplicaStatements)) > before, 'no read ran on the second replica');
+      });
     });
 
-    it('0 stale reads, reads on the replica left behind before the failover', async () => {
-      const leftBehindStatements = 'catalog_db_statements_total{target="replica-2"}';
-      const before = await sumOver(gateways, leftBehindStatements);
-      const random = seededRandom(SEED + 14);
-      // Killed (the replica left behind stops streaming), or fenced (it keeps streaming the old timeline).
-      const failover = random() < 0.5 ? 'postgres primary failed over' : 'postgres primary fenced and failed over';
-      await attack({
-        random,
-        faults: ['gateway paused', failover, 'gateway paused'],
-        gateways,
-        targets: { replication: servers, primaryAddress },
-        databaseUrl,
-        durationMs: 40_000,
-        // Through the primary's address too: their changes wait in the change log across the failover.
-        sqlWriters: 1,
-      });
-      assert.ok((await sumOver(gateways, leftBehindStatements)) > before, 'no read ran on the replica left behind');
-    });
-  });
+  describeFailover(
+    'a primary failover: one replica promoted, the other left on the old timeline ahead of it, both read by the gateways',
+    14,
+    // Killed (the replica left behind stops streaming), or fenced (it keeps streaming the old timeline).
+    (random) => (random() < 0.5 ? 'postgres primary failed over' : 'postgres primary fenced and failed over'),
+  );
+
+  describeFailover(
+    'a primary failover: the other replica, its replay behind writes acknowledged before, re-pointed to the promoted one, both read by the gateways',
+    15,
+    () => 'postgres primary failed over, a lagging replica following',
+  );
 
   describe('slow statements and pauses: written products slow to compute, latency between the gateways and Postgres, one gateway hearing Redis late (and heard late by it) while its clock runs slow, gateways paused like a GC', () => {
     let redis: RedisServer;

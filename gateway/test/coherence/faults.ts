@@ -32,7 +32,8 @@ export type FaultKind =
   | 'gateway paused'
   | 'redis clock stepped'
   | 'postgres primary failed over'
-  | 'postgres primary fenced and failed over';
+  | 'postgres primary fenced and failed over'
+  | 'postgres primary failed over, a lagging replica following';
 
 /** What the faults act on: a standalone Redis, or a Sentinel-watched primary and replica; a Postgres primary with a streaming replica. */
 export interface FaultTargets {
@@ -89,6 +90,8 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   // How long the primary's address refuses connections after the promotion, before it is moved.
   'postgres primary failed over': [0, 1_000],
   'postgres primary fenced and failed over': [0, 1_000],
+  // How long the following replica's replay stays paused once it is re-pointed.
+  'postgres primary failed over, a lagging replica following': [2_000, 4_000],
 };
 /** What the slowed Postgres adds to every answer, in ms: longer than a write's commit-to-200 path. */
 const POSTGRES_LATENCY_MS: readonly [number, number] = [20, 150];
@@ -427,6 +430,87 @@ async function failOverPrimary(
   return summary;
 }
 
+/** How long the following replica's replay is paused before the failover: writes acknowledged meanwhile reach it unreplayed. */
+const FOLLOWER_PAUSED_BEFORE_MS = 1_500;
+
+/** What a standby's WAL receiver streams now: its timeline, or null (waiting, stopped). */
+async function streamedTimeline(replica: PostgresNode): Promise<number | null> {
+  const [row] = await replica.query<{ timeline: number }>(
+    'postgres',
+    "SELECT received_tli AS timeline FROM pg_stat_wal_receiver WHERE status = 'streaming'",
+  );
+  return row?.timeline ?? null;
+}
+
+/**
+ * The primary is killed and its first replica promoted, while the second, its replay paused (it
+ * receives WAL but shows none of it), has received all the old primary wrote; it is then pointed
+ * at the promoted server, as a failover manager re-points every standby, with its replay still
+ * short of writes acknowledged before the failover, for `pausedMs`, then resumed. What its WAL
+ * receiver streams meanwhile is recorded: rule 8 names its replay position by that timeline.
+ */
+async function failOverWithLaggingFollower(
+  { primary, replicas }: ReplicatedPostgres,
+  address: LatencyProxy,
+  pausedMs: number,
+): Promise<string> {
+  const promoted = need(replicas[0], 'replica to promote');
+  const follower = need(replicas[1], 'second replica');
+  await follower.pauseReplay();
+  let paused = true;
+  try {
+    await sleep(FOLLOWER_PAUSED_BEFORE_MS);
+    address.cut();
+    const end = await walPosition(primary);
+    await Promise.all([replayedTo(promoted, end.lsn), receivedTo(follower, end.lsn)]);
+    await primary.kill();
+    await promoted.promote();
+    address.moveTo(promoted.port);
+    // Re-pointed: no slot on the promoted server yet, so none is named.
+    await follower.query('postgres', `ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=${promoted.port} user=postgres'`);
+    await follower.query('postgres', `ALTER SYSTEM SET primary_slot_name = ''`);
+    await follower.query('postgres', 'SELECT pg_reload_conf()');
+    const replayed = await replayedLsn(follower);
+    const streamedWhilePaused = new Set<string>();
+    const pausedUntil = now() + pausedMs;
+    while (now() < pausedUntil) {
+      streamedWhilePaused.add(String((await streamedTimeline(follower)) ?? 'nothing'));
+      await sleep(50);
+    }
+    await follower.resumeReplay();
+    paused = false;
+    const resumedAt = now();
+    const streamed = await waitFor(
+      `${follower.name} to stream the promoted server's timeline once its replay resumed`,
+      async () => {
+        const timeline = await streamedTimeline(follower);
+        return timeline !== null && timeline > end.timeline ? timeline : undefined;
+      },
+      30_000,
+      20,
+    );
+    const summary =
+      `primary killed at ${end.lsn} (timeline ${end.timeline}); ${promoted.name} promoted; ${follower.name} re-pointed to it with its ` +
+      `replay paused at ${replayed}: its receiver streamed ${[...streamedWhilePaused].join(', ')} for ${pausedMs} ms, then timeline ` +
+      `${streamed} ${Math.round(now() - resumedAt)} ms after its replay resumed`;
+    if (parseLsn(replayed) >= parseLsn(end.lsn)) throw new Error(`nothing written before the failover waited in its replay (${summary})`);
+    return summary;
+  } finally {
+    if (paused) await follower.resumeReplay();
+  }
+}
+
+const receivedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
+  waitFor(
+    `${replica.name} to receive up to ${lsn}`,
+    async () => {
+      const [row] = await replica.query<{ lsn: string }>('postgres', 'SELECT pg_last_wal_receive_lsn()::text AS lsn');
+      return parseLsn(need(row, 'receive position').lsn) >= parseLsn(lsn) ? true : undefined;
+    },
+    30_000,
+    20,
+  );
+
 async function restartGateway(gateway: GatewayProcess): Promise<string> {
   const oldPid = gateway.pid;
   const signal = await gateway.kill();
@@ -482,6 +566,12 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
         need(targets.primaryAddress, "address of the primary's"),
         fault.durationMs,
         fault.kind === 'postgres primary failed over',
+      );
+    case 'postgres primary failed over, a lagging replica following':
+      return failOverWithLaggingFollower(
+        need(targets.replication, 'Postgres primary with two replicas'),
+        need(targets.primaryAddress, "address of the primary's"),
+        fault.durationMs,
       );
   }
 }
