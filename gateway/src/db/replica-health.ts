@@ -91,12 +91,12 @@ export class ReplicaHealth {
     if (polled.sentAt <= this.failedAt) return 'no poll answered since it failed';
     if (now - polled.answeredAt > POLL_STALE_MS) return `no poll answered for ${POLL_STALE_MS} ms`;
     if (!polled.inRecovery || polled.replayed === null) return 'not in recovery: not a standby, or promoted';
-    const primaryTimeline = this.primaryHistory.timeline;
     if (polled.streamedTimeline === 'hidden') {
       return "cannot see its WAL receiver (pg_stat_wal_receiver): the gateway's role needs pg_read_all_stats to tell which primary it follows";
     }
     if (polled.streamedTimeline === null) return 'its WAL receiver streams nothing: it may not follow the current primary';
     // Before the primary's first poll its timeline is unknown, and so is the lag (below).
+    const primaryTimeline = this.primaryHistory.timeline;
     if (primaryTimeline !== undefined && polled.streamedTimeline !== primaryTimeline) {
       return `streams timeline ${polled.streamedTimeline} while the primary is on timeline ${primaryTimeline}`;
     }

@@ -12,7 +12,7 @@ import type { RedisServer } from '../../../scripts/test/redis.js';
 import type { RedisSentinelGroup } from '../../../scripts/test/redis-sentinel.js';
 import { waitFor } from '../../../scripts/test/wait.js';
 import { seededRandom, uniformInt, type Random } from '../../bench/random.js';
-import { parseLsn } from '../../src/db/lsn.js';
+import { parseLsn, timelineOf } from '../../src/db/lsn.js';
 import type { GatewayProcess } from './gateway-process.js';
 import { now } from './history.js';
 
@@ -371,17 +371,22 @@ async function walPosition(server: PostgresNode): Promise<{ lsn: string; timelin
     'postgres',
     'SELECT pg_current_wal_lsn()::text AS lsn, pg_walfile_name(pg_current_wal_lsn()) AS file',
   );
-  return { lsn: need(row, 'WAL position').lsn, timeline: parseInt(row!.file.slice(0, 8), 16) };
+  const { lsn, file } = need(row, 'WAL position');
+  return { lsn, timeline: timelineOf(file) };
 }
 
-const replayedLsn = async (replica: PostgresNode): Promise<string> =>
-  need((await replica.query<{ lsn: string }>('postgres', 'SELECT pg_last_wal_replay_lsn()::text AS lsn'))[0], 'replay position').lsn;
+/** How far a standby has replayed, or received (what has reached it, shown or not). */
+type StandbyProgress = 'replay' | 'receive';
 
-/** Waits until `replica` has replayed up to `lsn`. */
-const replayedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
+const standbyLsn = async (replica: PostgresNode, progress: StandbyProgress): Promise<string> =>
+  need((await replica.query<{ lsn: string }>('postgres', `SELECT pg_last_wal_${progress}_lsn()::text AS lsn`))[0], `${progress} position`)
+    .lsn;
+
+/** Waits until `replica` has replayed (or received) up to `lsn`. */
+const reached = (replica: PostgresNode, progress: StandbyProgress, lsn: string): Promise<true> =>
   waitFor(
-    `${replica.name} to replay up to ${lsn}`,
-    async () => (parseLsn(await replayedLsn(replica)) >= parseLsn(lsn) ? true : undefined),
+    `${replica.name} to ${progress} up to ${lsn}`,
+    async () => (parseLsn(await standbyLsn(replica, progress)) >= parseLsn(lsn) ? true : undefined),
     30_000,
     20,
   );
@@ -407,12 +412,12 @@ async function failOverPrimary(
   const leftBehind = need(replicas[1], 'second replica');
   address.cut();
   const before = await walPosition(primary);
-  await Promise.all([replayedTo(promoted, before.lsn), replayedTo(leftBehind, before.lsn)]);
+  await Promise.all([reached(promoted, 'replay', before.lsn), reached(leftBehind, 'replay', before.lsn)]);
   await promoted.kill();
   await primary.query('postgres', 'CREATE TABLE IF NOT EXISTS failover_filler (line text)');
   await primary.query('postgres', `INSERT INTO failover_filler SELECT repeat('x', 100) FROM generate_series(1, ${DIVERGED_WAL_ROWS})`);
   const diverged = await walPosition(primary);
-  await replayedTo(leftBehind, diverged.lsn);
+  await reached(leftBehind, 'replay', diverged.lsn);
   if (crash) await primary.kill();
   // Cut off from the old primary: it would stream what it missed from one still running.
   await promoted.start({ alone: true });
@@ -462,7 +467,7 @@ async function failOverWithLaggingFollower(
     await sleep(FOLLOWER_PAUSED_BEFORE_MS);
     address.cut();
     const end = await walPosition(primary);
-    await Promise.all([replayedTo(promoted, end.lsn), receivedTo(follower, end.lsn)]);
+    await Promise.all([reached(promoted, 'replay', end.lsn), reached(follower, 'receive', end.lsn)]);
     await primary.kill();
     await promoted.promote();
     address.moveTo(promoted.port);
@@ -470,7 +475,7 @@ async function failOverWithLaggingFollower(
     await follower.query('postgres', `ALTER SYSTEM SET primary_conninfo = 'host=127.0.0.1 port=${promoted.port} user=postgres'`);
     await follower.query('postgres', `ALTER SYSTEM SET primary_slot_name = ''`);
     await follower.query('postgres', 'SELECT pg_reload_conf()');
-    const replayed = await replayedLsn(follower);
+    const replayed = await standbyLsn(follower, 'replay');
     const streamedWhilePaused = new Set<string>();
     const pausedUntil = now() + pausedMs;
     while (now() < pausedUntil) {
@@ -499,17 +504,6 @@ async function failOverWithLaggingFollower(
     if (paused) await follower.resumeReplay();
   }
 }
-
-const receivedTo = (replica: PostgresNode, lsn: string): Promise<true> =>
-  waitFor(
-    `${replica.name} to receive up to ${lsn}`,
-    async () => {
-      const [row] = await replica.query<{ lsn: string }>('postgres', 'SELECT pg_last_wal_receive_lsn()::text AS lsn');
-      return parseLsn(need(row, 'receive position').lsn) >= parseLsn(lsn) ? true : undefined;
-    },
-    30_000,
-    20,
-  );
 
 async function restartGateway(gateway: GatewayProcess): Promise<string> {
   const oldPid = gateway.pid;
