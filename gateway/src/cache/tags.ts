@@ -18,8 +18,10 @@ export class ResponseTags implements Iterable<string> {
     this.productList = true;
   }
 
-  *[Symbol.iterator](): Iterator<string> {
-    if (this.productList) yield PRODUCT_LIST_TAG;
-    for (const id of this.productIds) yield productTag(id);
+  /** The tags spelt out, in one array (a generator would cost a resumption per tag). */
+  [Symbol.iterator](): Iterator<string> {
+    const tags = this.productList ? [PRODUCT_LIST_TAG] : [];
+    for (const id of this.productIds) tags.push(productTag(id));
+    return tags.values();
   }
 }

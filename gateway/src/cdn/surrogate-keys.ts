@@ -22,9 +22,11 @@ export interface SurrogateHeaderNames {
  * so a change purges the shared caches by the very words it evicts the gateway's caches by.
  */
 export function surrogateKeyHeaders(names: SurrogateHeaderNames, tags: readonly string[]): readonly OutgoingHttpHeader[] {
-  const all = [EVERY_CATALOG_READ_TAG, ...tags];
   const headers: OutgoingHttpHeader[] = [];
-  if (names.spaceSeparated) headers.push(names.spaceSeparated, all.join(' '));
-  if (names.commaSeparated) headers.push(names.commaSeparated, all.join(','));
+  if (names.spaceSeparated) headers.push(names.spaceSeparated, spelt(tags, ' '));
+  if (names.commaSeparated) headers.push(names.commaSeparated, spelt(tags, ','));
   return headers;
 }
+
+const spelt = (tags: readonly string[], separator: string): string =>
+  tags.length === 0 ? EVERY_CATALOG_READ_TAG : `${EVERY_CATALOG_READ_TAG}${separator}${tags.join(separator)}`;

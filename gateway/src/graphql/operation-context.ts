@@ -43,19 +43,30 @@ function headerMapOf(sent: IncomingHttpHeaders): HeaderMap {
   return headers;
 }
 
-/** The HTTP request as plugins read it (`request.http`), made when a plugin first reads it. */
-function lazyHttp(request: Pick<IncomingMessage, 'method' | 'headers' | 'url'>, body: unknown): HTTPGraphQLRequest {
-  let headers: HeaderMap | undefined;
-  const url = request.url ?? '';
-  const queryStart = url.indexOf('?');
-  return {
-    method: request.method ?? 'POST',
-    get headers() {
-      return (headers ??= headerMapOf(request.headers));
-    },
-    search: queryStart < 0 ? '' : url.slice(queryStart),
-    body,
-  };
+/**
+ * The HTTP request as plugins read it (`request.http`): its headers made into a HeaderMap when a
+ * plugin first reads them. A class, so the lazy field is a getter on its prototype: an object
+ * literal with an accessor is built by the runtime, per operation.
+ */
+class LazyHttpRequest implements HTTPGraphQLRequest {
+  readonly method: string;
+  readonly search: string;
+  private headerMap: HeaderMap | undefined;
+
+  constructor(
+    private readonly sent: IncomingHttpHeaders,
+    method: string | undefined,
+    url: string | undefined,
+    readonly body: unknown,
+  ) {
+    this.method = method ?? 'POST';
+    const queryStart = url?.indexOf('?') ?? -1;
+    this.search = queryStart < 0 ? '' : url!.slice(queryStart);
+  }
+
+  get headers(): HeaderMap {
+    return (this.headerMap ??= headerMapOf(this.sent));
+  }
 }
 
 /** What the operation context is made of: where it came from, what was resolved of it, and the server. */
@@ -73,33 +84,50 @@ export interface OperationContextParts {
  * request's headers as a HeaderMap, and `queryHash` (the SHA-256 of the text, unless a persisted
  * query named it), so an operation no plugin observes hashes and copies nothing.
  */
-export function newOperationContext({ request, operation, contextValue, server, schema }: OperationContextParts): WritableOperationContext {
-  const { params, sha256Hash, persistedQuery } = operation;
-  const graphQLRequest: GraphQLRequest = {
-    query: typeof params.query === 'string' ? params.query : undefined,
-    operationName: typeof params.operationName === 'string' ? params.operationName : undefined,
-    variables: isRecord(params.variables) ? params.variables : undefined,
-    extensions: isRecord(params.extensions) ? params.extensions : undefined,
-    http: lazyHttp(request, params),
-  };
-  let queryHash = sha256Hash;
-  const context: WritableOperationContext = {
-    logger: server.logger,
-    cache: server.cache,
-    schema,
-    request: graphQLRequest,
-    response: { http: { status: undefined, headers: new HeaderMap() } },
-    contextValue,
-    metrics: { persistedQueryHit: persistedQuery === 'hit', persistedQueryRegister: persistedQuery === 'registered' },
-    overallCachePolicy: new OperationCachePolicy(),
-    requestIsBatched: false,
-    get queryHash() {
-      const source = graphQLRequest.query;
-      return (queryHash ??= source === undefined ? undefined : hash('sha256', source, 'hex'));
-    },
-    set queryHash(value) {
-      queryHash = value;
-    },
-  };
-  return context;
+class RunnerOperationContext implements WritableOperationContext {
+  readonly logger: WritableOperationContext['logger'];
+  readonly cache: WritableOperationContext['cache'];
+  readonly request: GraphQLRequest;
+  readonly response: WritableOperationContext['response'] = { http: { status: undefined, headers: new HeaderMap() } };
+  readonly metrics: WritableOperationContext['metrics'];
+  readonly overallCachePolicy = new OperationCachePolicy();
+  readonly requestIsBatched = false;
+  source: WritableOperationContext['source'];
+  document: WritableOperationContext['document'];
+  operation: WritableOperationContext['operation'];
+  operationName: WritableOperationContext['operationName'];
+  errors: WritableOperationContext['errors'];
+  private hashOfQuery: string | undefined;
+
+  constructor(
+    { request, operation, server }: OperationContextParts,
+    readonly schema: GraphQLSchema,
+    readonly contextValue: GraphQLContext,
+  ) {
+    const { params, sha256Hash, persistedQuery } = operation;
+    this.logger = server.logger;
+    this.cache = server.cache;
+    this.request = {
+      query: typeof params.query === 'string' ? params.query : undefined,
+      operationName: typeof params.operationName === 'string' ? params.operationName : undefined,
+      variables: isRecord(params.variables) ? params.variables : undefined,
+      extensions: isRecord(params.extensions) ? params.extensions : undefined,
+      http: new LazyHttpRequest(request.headers, request.method, request.url, params),
+    };
+    this.metrics = { persistedQueryHit: persistedQuery === 'hit', persistedQueryRegister: persistedQuery === 'registered' };
+    this.hashOfQuery = sha256Hash;
+  }
+
+  get queryHash(): string | undefined {
+    const source = this.request.query;
+    return (this.hashOfQuery ??= source === undefined ? undefined : hash('sha256', source, 'hex'));
+  }
+
+  set queryHash(value: string | undefined) {
+    this.hashOfQuery = value;
+  }
+}
+
+export function newOperationContext(parts: OperationContextParts): WritableOperationContext {
+  return new RunnerOperationContext(parts, parts.schema, parts.contextValue);
 }

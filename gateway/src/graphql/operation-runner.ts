@@ -87,7 +87,8 @@ export class OperationRunner {
     operation: ResolvedOperation,
     cached: string | undefined,
   ): Promise<GraphQLResponse> {
-    const listeners = await this.parts.hooks.requestDidStart(context);
+    // Without a plugin nothing listens: no hook is awaited, each await being a turn of the microtask queue.
+    const listeners = this.parts.hooks.observed ? await this.parts.hooks.requestDidStart(context) : undefined;
     const source = context.request.query;
     if (!source) {
       return this.fail(context, listeners, [
@@ -95,7 +96,7 @@ export class OperationRunner {
       ]);
     }
     context.source = source;
-    await listeners?.didResolveSource();
+    if (listeners) await listeners.didResolveSource();
 
     const { document, documentErrors } = operation;
     if (!operation.valid) {
@@ -122,7 +123,7 @@ export class OperationRunner {
       ? this.parts.complexity.refusal(context.contextValue.record.cost)
       : unresolvedOperationError(operation.operationName, document!);
     try {
-      await listeners?.didResolveOperation();
+      if (listeners) await listeners.didResolveOperation();
     } catch (thrown) {
       refused ??= asGraphQLError(thrown);
     }
@@ -132,7 +133,7 @@ export class OperationRunner {
       context.metrics.responseCacheHit = true;
       context.response.body = { kind: 'single', singleResult: JSON.parse(cached) as FormattedExecutionResult };
     } else {
-      const answered = await listeners?.responseForOperation();
+      const answered = listeners && (await listeners.responseForOperation());
       if (answered) {
         context.response.body = answered.body;
         if (answered.http.status) context.response.http.status = answered.http.status;
@@ -152,7 +153,7 @@ export class OperationRunner {
     listeners: RequestListeners | undefined,
     { document, operation, operationName, params }: ResolvedOperation,
   ): Promise<GraphQLResponse | undefined> {
-    const execution = await listeners?.executionDidStart();
+    const execution = listeners && (await listeners.executionDidStart());
     let result;
     try {
       const variables = isRecord(params.variables) ? params.variables : undefined;
@@ -168,7 +169,7 @@ export class OperationRunner {
     // A request whose variables do not coerce runs nothing: 400, as graphql-over-http asks.
     if (errors?.length && result.data === undefined && !context.response.http.status) context.response.http.status = 400;
     context.response.body = { kind: 'single', singleResult: { ...result, errors: formatted } };
-    await execution?.executionDidEnd();
+    if (execution) await execution.executionDidEnd();
     return undefined;
   }
 
@@ -197,6 +198,6 @@ export class OperationRunner {
   /** The status of what went wrong is set before the user's plugins see the response. */
   private async willSendResponse(context: WritableOperationContext, listeners: RequestListeners | undefined): Promise<void> {
     if (context.errors?.length) setErrorStatus(context.errors, context.response, context.contextValue.log);
-    await listeners?.willSendResponse();
+    if (listeners) await listeners.willSendResponse();
   }
 }
