@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../paging/cursor.js';
 import { parseProductFilter, type FilterFieldNames, type ProductFilterInput } from '../paging/product-filter.js';
 import { PRODUCT_SORTS, type ProductSortName } from '../paging/product-sort.js';
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
-import type { PhotoJson, ProductDocument, ProductRelations, StyleTree } from '../repository/product-documents.js';
+import type { ProductDocument, ProductRelations, StyleDocument } from '../repository/product-documents.js';
 import type { ListedProduct } from '../repository/product-listing.js';
 import { PRODUCT_COLUMN_NAMES, type ProductColumn, type ProductRow } from '../repository/products.js';
 import { productFieldsFromInput, type ProductInput } from '../writes/product-input.js';
@@ -209,15 +209,10 @@ export const resolvers = {
     },
   },
 
+  // Styles come named as the schema names their fields (ProductDocumentRepository.findDocuments):
+  // only the fields taking arguments need a resolver.
   Style: {
-    originalPrice: (style: StyleTree) => style.original_price,
-    salePrice: (style: StyleTree) => style.sale_price,
-    isDefault: (style: StyleTree) => style.default_style,
-    photos: (style: StyleTree, args: FirstArgs) => firstOf(style.photos, args),
-    skus: (style: StyleTree, args: FirstArgs) => firstOf(style.skus, args),
-  },
-
-  Photo: {
-    thumbnailUrl: (photo: PhotoJson) => photo.thumbnail_url,
+    photos: (style: StyleDocument, args: FirstArgs) => firstOf(style.photos, args),
+    skus: (style: StyleDocument, args: FirstArgs) => firstOf(style.skus, args),
   },
 };

@@ -22,6 +22,7 @@ export interface SkuJson {
   quantity: number | null;
 }
 
+/** A style as the REST styles route reads it: Atelier's names. */
 export interface StyleTree {
   id: number;
   name: string;
@@ -32,9 +33,24 @@ export interface StyleTree {
   skus: SkuJson[];
 }
 
+/**
+ * A style as the GraphQL schema names its fields: graphql-jit reads a field named as its property
+ * inline, where a resolver renaming one costs a closure, a resolve-info object and a path per
+ * value (per photo, on a product page).
+ */
+export interface StyleDocument {
+  id: number;
+  name: string;
+  salePrice: string | null;
+  originalPrice: string | null;
+  isDefault: boolean;
+  photos: { url: string | null; thumbnailUrl: string | null }[];
+  skus: SkuJson[];
+}
+
 export interface ProductRelations {
   features: FeatureJson[];
-  styles: StyleTree[];
+  styles: StyleDocument[];
   related_ids: number[];
 }
 
@@ -44,19 +60,40 @@ const FEATURES = `COALESCE((
   SELECT json_agg(json_build_object('feature', f.feature, 'value', f.value) ORDER BY f.id)
     FROM ${SERVING_SCHEMA}.features f WHERE f.product_id = p.id), '[]') AS features`;
 
-const STYLES = `COALESCE((
+/** How a styles column spells its JSON keys: Atelier's names or the GraphQL schema's. */
+interface StyleKeys {
+  salePrice: string;
+  originalPrice: string;
+  isDefault: string;
+  thumbnailUrl: string;
+}
+
+const stylesColumn = (keys: StyleKeys) => `COALESCE((
   SELECT json_agg(json_build_object(
       'id', s.id, 'name', s.name,
-      'sale_price', s.sale_price::text, 'original_price', s.original_price::text,
-      'default_style', s.default_style,
+      '${keys.salePrice}', s.sale_price::text, '${keys.originalPrice}', s.original_price::text,
+      '${keys.isDefault}', s.default_style,
       'photos', COALESCE((
-        SELECT json_agg(json_build_object('url', ph.url, 'thumbnail_url', ph.thumbnail_url) ORDER BY ph.id)
+        SELECT json_agg(json_build_object('url', ph.url, '${keys.thumbnailUrl}', ph.thumbnail_url) ORDER BY ph.id)
           FROM ${SERVING_SCHEMA}.photos ph WHERE ph.style_id = s.id), '[]'),
       'skus', COALESCE((
         SELECT json_agg(json_build_object('id', k.id, 'size', k.size, 'quantity', k.quantity) ORDER BY k.id)
           FROM ${SERVING_SCHEMA}.skus k WHERE k.style_id = s.id), '[]')
     ) ORDER BY s.id)
     FROM ${SERVING_SCHEMA}.styles s WHERE s.product_id = p.id), '[]') AS styles`;
+
+const STYLE_TREES = stylesColumn({
+  salePrice: 'sale_price',
+  originalPrice: 'original_price',
+  isDefault: 'default_style',
+  thumbnailUrl: 'thumbnail_url',
+});
+const STYLE_DOCUMENTS = stylesColumn({
+  salePrice: 'salePrice',
+  originalPrice: 'originalPrice',
+  isDefault: 'isDefault',
+  thumbnailUrl: 'thumbnailUrl',
+});
 
 const RELATED_IDS = `COALESCE((
   SELECT json_agg(r.related_product_id ORDER BY r.id)
@@ -76,8 +113,8 @@ export class ProductDocumentRepository {
   }
 
   /** Styles with their photos and skus, for the products that exist. */
-  findStyleTrees(ids: readonly number[]): Promise<({ id: number } & Pick<ProductRelations, 'styles'>)[]> {
-    return this.select(ids, `p.id, ${STYLES}`);
+  findStyleTrees(ids: readonly number[]): Promise<{ id: number; styles: StyleTree[] }[]> {
+    return this.select(ids, `p.id, ${STYLE_TREES}`);
   }
 
   /** Related product ids, for the products that exist. */
@@ -85,9 +122,9 @@ export class ProductDocumentRepository {
     return this.select(ids, `p.id, ${RELATED_IDS}`);
   }
 
-  /** Everything about the products (the GraphQL product page). */
+  /** Everything about the products, styles named as the GraphQL schema names them (the GraphQL product page). */
   findDocuments(ids: readonly number[]): Promise<ProductDocument[]> {
-    return this.select(ids, `${productColumns}, ${FEATURES}, ${STYLES}, ${RELATED_IDS}`);
+    return this.select(ids, `${productColumns}, ${FEATURES}, ${STYLE_DOCUMENTS}, ${RELATED_IDS}`);
   }
 
   private select<Row>(ids: readonly number[], columns: string): Promise<Row[]> {
