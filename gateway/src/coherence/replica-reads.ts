@@ -33,11 +33,17 @@ export class ReplicaReads {
     const replica = this.targets.pickReplica();
     if (replica === primary) return compute(primary);
     const replayed = replica.replayedLsn();
+    const serverChanges = replica.serverChanges();
     let result: Result | undefined;
     try {
       result = await compute(replica);
     } catch {
       // Read again below; a failure the primary shares is the primary's to report.
+    }
+    // Its statements ran on the server `replayed` was read from only if the polls stayed there.
+    if (result && replica.serverChanges() !== serverChanges) {
+      this.onFallback('server_changed');
+      return compute(primary);
     }
     if (result && this.requirements.replicaMayAnswer(result.tags, replayed)) return result;
     this.onFallback('behind_writes');

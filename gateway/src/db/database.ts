@@ -119,13 +119,18 @@ export class Database {
     try {
       // Named, so each connection parses and plans a statement once and reuses the plan
       // (Postgres re-resolves the names if the catalog schema is swapped underneath).
-      const result = await this.admission.run(() => this.pool.query({ name: statementName(text), text, values: values as unknown[] }));
+      const result = await this.admission.run(() => this.send({ name: statementName(text), text, values: values as unknown[] }));
       return result.rows as Row[];
     } catch (error) {
       const failure = toAvailabilityError(error, this.options.acquireTimeoutMs);
       if (failure instanceof ServiceUnavailableError && !(failure instanceof DatabaseBusyError)) this.options.onUnavailable('statement');
       throw failure;
     }
+  }
+
+  /** Sends one statement on a pooled connection. */
+  protected send(statement: pg.QueryConfig): Promise<pg.QueryResult> {
+    return this.pool.query(statement);
   }
 
   close(): Promise<void> {

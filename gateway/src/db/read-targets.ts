@@ -8,6 +8,7 @@ import { MonitorConnection, repeatEvery } from './monitor-connection.js';
 import { PrimaryPosition } from './primary-position.js';
 import { ReplicaDatabase, type StatementFallback } from './replica-database.js';
 import { ReplicaHealth, type ReplicaSample } from './replica-health.js';
+import { SERVER_IDENTITY_SQL } from './server-identity.js';
 
 /** How often every target's WAL position is read. */
 export const POLL_INTERVAL_MS = 100;
@@ -31,9 +32,10 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * Why a read meant for a replica went to the primary. Also decided by coherence/replica-reads.ts:
  * `behind_writes`, a response a replica answered without having replayed a write it depends on;
- * `no_lease`, a request made while this process had no coherence lease (it might not hear a write).
+ * `no_lease`, a request made while this process had no coherence lease (it might not hear a write);
+ * `server_changed`, a response read while the replica's polls moved to another server.
  */
-export type ReplicaReadFallback = 'behind_writes' | 'no_lease';
+export type ReplicaReadFallback = 'behind_writes' | 'no_lease' | 'server_changed';
 export type ReadFallback = 'none_in_rotation' | StatementFallback | ReplicaReadFallback;
 /** What failed on a target: a statement, an idle pooled connection, a position poll. */
 export type TargetFailure = 'statement' | 'connection' | 'poll';
@@ -60,6 +62,12 @@ export interface ReadTarget {
    * replay only moves forward), `LSN_MAX` on the primary. Read it before the first statement.
    */
   replayedLsn(): Lsn;
+  /**
+   * How many times the server this target's positions are read from changed (a load-balanced
+   * address reaching another replica): a read whose statements began under one count and ended
+   * under another may have run on a server `replayedLsn` did not describe. 0 on the primary.
+   */
+  serverChanges(): number;
 }
 
 /** What a target's reads go through, made over its pool by the composition root (app.ts). */
@@ -81,6 +89,7 @@ abstract class DatabaseTarget<D extends Database> implements ReadTarget {
   }
 
   abstract replayedLsn(): Lsn;
+  abstract serverChanges(): number;
 }
 
 export class PrimaryTarget extends DatabaseTarget<Database> {
@@ -94,6 +103,10 @@ export class PrimaryTarget extends DatabaseTarget<Database> {
 
   replayedLsn(): Lsn {
     return LSN_MAX;
+  }
+
+  serverChanges(): number {
+    return 0;
   }
 
   /** The primary's WAL position read now: at or past the commit of every write acknowledged before the call. */
@@ -113,6 +126,10 @@ export class ReplicaTarget extends DatabaseTarget<ReplicaDatabase> {
 
   replayedLsn(): Lsn {
     return this.health.replayedLsn();
+  }
+
+  serverChanges(): number {
+    return this.health.serverChanges;
   }
 
   inRotation(now = performance.now()): boolean {
@@ -181,12 +198,13 @@ export function targetNames(config: Pick<Config, 'DATABASE_READ_URLS'>): string[
  * A replica's poll: whether it is a standby, how far it replayed, and what its WAL receiver
  * streams (a role without pg_read_all_stats sees the receiver's pid only, its status null).
  */
-const REPLICA_POLL_QUERY = `SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replayed,
+const REPLICA_POLL_QUERY = `SELECT ${SERVER_IDENTITY_SQL} AS server, pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replayed,
   receiver.pid IS NOT NULL AND receiver.status IS NULL AS receiver_hidden,
   CASE WHEN receiver.status = 'streaming' THEN receiver.received_tli END AS streamed_timeline
   FROM (SELECT) AS poll LEFT JOIN pg_stat_wal_receiver AS receiver ON true`;
 
 interface ReplicaPollRow {
+  server: string;
   in_recovery: boolean;
   replayed: string | null;
   receiver_hidden: boolean;
@@ -194,6 +212,7 @@ interface ReplicaPollRow {
 }
 
 const replicaSample = (row: ReplicaPollRow): ReplicaSample => ({
+  server: row.server,
   inRecovery: row.in_recovery,
   // Named by the timeline it streams (0: none, behind every position of the primary's).
   replayed: row.replayed === null ? null : onTimeline(row.receiver_hidden ? 0 : (row.streamed_timeline ?? 0), row.replayed),
@@ -263,6 +282,7 @@ export function createReadTargets(config: Config & { DATABASE_URL: string }, dep
         onUnavailable: failed,
         primary: primaryDb,
         inRotation: () => health.inRotation(performance.now()),
+        polledServer: () => health.polledServer,
         onFallback: (reason) => report.fallback(reason),
       }),
     );

@@ -5,6 +5,8 @@ import type { WalHistory } from './wal-history.js';
 export const POLL_STALE_MS = 2_000;
 
 export interface ReplicaSample {
+  /** The server the poll reached (server-identity.ts). */
+  server: string;
   inRecovery: boolean;
   /** `pg_last_wal_replay_lsn()`: null on a server that is not a standby. */
   replayed: Lsn | null;
@@ -44,6 +46,8 @@ export class ReplicaHealth {
   /** The furthest replay position ever seen. */
   private highWater: Lsn = 0n;
   private failedAt = Number.NEGATIVE_INFINITY;
+  /** How many times a poll reached another server than the poll before it. */
+  private changes = 0;
 
   constructor(
     private readonly primaryHistory: WalHistory,
@@ -52,6 +56,7 @@ export class ReplicaHealth {
 
   /** A poll sent at `sentAt` answered `sample` at `answeredAt`. */
   answered(sample: ReplicaSample, sentAt: number, answeredAt: number): void {
+    if (this.polled && this.polled.server !== sample.server) this.changes += 1;
     this.polled = { ...sample, sentAt, answeredAt };
     if (sample.replayed !== null && sample.replayed > this.highWater) this.highWater = sample.replayed;
   }
@@ -61,9 +66,19 @@ export class ReplicaHealth {
     this.failedAt = Math.max(this.failedAt, at);
   }
 
+  /** The server the last poll reached: the one `replayedLsn` describes (undefined before the first). */
+  get polledServer(): string | undefined {
+    return this.polled?.server;
+  }
+
+  /** How many times the polls moved to another server (ReadTarget.serverChanges). */
+  get serverChanges(): number {
+    return this.changes;
+  }
+
   /**
-   * Every write whose commit position is at most this is visible here: the replay position of
-   * the last poll (0 before the first).
+   * Every write whose commit position is at most this is visible on the polled server: the replay
+   * position of the last poll (0 before the first).
    */
   replayedLsn(): Lsn {
     return this.polled?.replayed ?? 0n;

@@ -11,7 +11,15 @@ import type { LimitsReport } from '../limits/limits-report.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500];
-const READ_FALLBACKS: ReadFallback[] = ['none_in_rotation', 'left_rotation', 'replica_failed', 'behind_writes', 'no_lease'];
+const READ_FALLBACKS: ReadFallback[] = [
+  'none_in_rotation',
+  'left_rotation',
+  'replica_failed',
+  'another_server',
+  'behind_writes',
+  'server_changed',
+  'no_lease',
+];
 const TARGET_FAILURES: TargetFailure[] = ['statement', 'connection', 'poll'];
 
 /**
@@ -191,7 +199,7 @@ export function createMetrics() {
     dbReplicaFallbacks: zeroed(
       new Counter({
         name: 'catalog_db_replica_fallbacks_total',
-        help: 'Reads sent to the primary instead of a replica, by reason: none_in_rotation (a request given the primary, per request), left_rotation (a statement whose replica left the rotation after it was picked), replica_failed (a statement re-run on the primary after its replica failed it), behind_writes (a response read again on the primary: its replica had not replayed a write it depends on, or failed it), no_lease (a request made while this process held no coherence lease, per request)',
+        help: 'Reads sent to the primary instead of a replica, by reason: none_in_rotation (a request given the primary, per request), left_rotation (a statement whose replica left the rotation after it was picked), replica_failed (a statement re-run on the primary after its replica failed it), another_server (a statement whose pooled connection reached another server than the one the replica positions are polled on: a load-balanced address), behind_writes (a response read again on the primary: its replica had not replayed a write it depends on, or failed it), server_changed (a response read again on the primary: the replica polls moved to another server while it was read), no_lease (a request made while this process held no coherence lease, per request)',
         labelNames: ['reason'] as const,
         registers,
       }),

@@ -96,7 +96,8 @@ describe('a replica in the rotation', () => {
   };
   /** Positions as a primary on its first timeline writes them. */
   const onFirstTimeline = (lsn: bigint) => (1n << 64n) | lsn;
-  const standby = (replayed: bigint, streamedTimeline: ReplicaSample['streamedTimeline'] = 1) => ({
+  const standby = (replayed: bigint, streamedTimeline: ReplicaSample['streamedTimeline'] = 1, server = '10.0.0.2:5432') => ({
+    server,
     inRecovery: true,
     replayed,
     streamedTimeline,
@@ -144,7 +145,7 @@ describe('a replica in the rotation', () => {
 
   it('is a standby, and never shows less than it was seen to have replayed', () => {
     const health = new ReplicaHealth(primary(), 1_000);
-    health.answered({ inRecovery: false, replayed: null, streamedTimeline: null }, 0, 10);
+    health.answered({ server: '10.0.0.2:5432', inRecovery: false, replayed: null, streamedTimeline: null }, 0, 10);
     assert.match(health.outOfRotationBecause(20)!, /not in recovery/);
     health.answered(standby(onFirstTimeline(100n)), 20, 30);
     assert.equal(health.inRotation(40), true);
@@ -153,6 +154,22 @@ describe('a replica in the rotation', () => {
     health.answered(standby(onFirstTimeline(100n)), 60, 70);
     assert.equal(health.inRotation(80), true);
   });
+
+  it('names the server its positions describe, and counts each move to another (a load-balanced address)', () => {
+    const health = new ReplicaHealth(primary(), 1_000);
+    assert.equal(health.polledServer, undefined);
+    health.answered(standby(onFirstTimeline(100n)), 0, 10);
+    assert.equal(health.polledServer, '10.0.0.2:5432');
+    health.answered(standby(onFirstTimeline(100n)), 20, 30);
+    assert.equal(health.serverChanges, 0, 'the same server polled again');
+    health.answered(standby(onFirstTimeline(100n), 1, '10.0.0.3:5432'), 40, 50);
+    assert.equal(health.polledServer, '10.0.0.3:5432');
+    assert.equal(health.serverChanges, 1);
+    // Behind the furthest position seen on the other: out until it passes it.
+    health.answered(standby(onFirstTimeline(90n), 1, '10.0.0.2:5432'), 60, 70);
+    assert.equal(health.serverChanges, 2);
+    assert.equal(health.inRotation(80), false);
+  });
 });
 
 describe('a replica after a failover', () => {
@@ -160,6 +177,7 @@ describe('a replica after a failover', () => {
     const history = new WalHistory();
     const health = new ReplicaHealth(history, 1_000);
     const sample = (streamedTimeline: ReplicaSample['streamedTimeline']) => ({
+      server: '10.0.0.2:5432',
       inRecovery: true,
       replayed: onTimeline(typeof streamedTimeline === 'number' ? streamedTimeline : 0, '0/500'),
       streamedTimeline,
