@@ -3,6 +3,7 @@
 // several replicas, a managed reader endpoint): a client cannot tell which server a connection
 // reached. A connection keeps its server for its life.
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { trackPair } from './socket-pair.js';
 
 export interface BalancedAddress {
   /** The address's port on 127.0.0.1. */
@@ -22,14 +23,7 @@ export async function startBalancedAddress(ports: readonly number[]): Promise<Ba
     next = (next + 1) % ports.length;
     connections[index]! += 1;
     const upstream = connect(ports[index]!, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
+    trackPair(client, upstream, sockets);
     client.pipe(upstream);
     upstream.pipe(client);
   });

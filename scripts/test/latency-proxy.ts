@@ -6,6 +6,7 @@
 // primary is reached by, which a failover cuts and moves to the promoted server.
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { trackPair } from './socket-pair.js';
 
 export interface LinkSpeed {
   latencyMs: number;
@@ -55,14 +56,7 @@ export async function startLatencyProxy(target: { host: string; port: number }):
       return;
     }
     const upstream = connect(targetPort, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
+    trackPair(client, upstream, sockets);
     // Told apart by what the client sent: a connection that subscribed carries messages from then on.
     let subscriber = false;
     client.on('data', (chunk: Buffer) => {
