@@ -72,7 +72,8 @@ export class ReplicaDatabase extends Database {
     };
     client.on('error', onError);
     try {
-      const reached = await serverOf(client);
+      const known = serverOf(client);
+      const reached = typeof known === 'string' ? known : await known;
       const polled = this.replica.polledServer();
       if (reached !== polled) throw new AnotherServer(reached, polled);
       return await client.query(statement);

@@ -9,14 +9,17 @@ import type pg from 'pg';
  */
 export const SERVER_IDENTITY_SQL = `concat_ws(':', host(inet_server_addr()), inet_server_port())`;
 
-const servers = new WeakMap<pg.PoolClient, Promise<string>>();
+const servers = new WeakMap<pg.PoolClient, string>();
 
-/** The server a pooled connection reached, asked once per connection (a connection keeps its server). */
-export function serverOf(client: pg.PoolClient): Promise<string> {
-  let server = servers.get(client);
-  if (!server) {
-    server = client.query<{ server: string }>(`SELECT ${SERVER_IDENTITY_SQL} AS server`).then((result) => result.rows[0]!.server);
-    servers.set(client, server);
-  }
-  return server;
+/**
+ * The server a pooled connection reached: asked on its first statement, then known (a connection
+ * keeps its server), so later statements wait for no answer.
+ */
+export function serverOf(client: pg.PoolClient): string | Promise<string> {
+  const known = servers.get(client);
+  if (known !== undefined) return known;
+  return client.query<{ server: string }>(`SELECT ${SERVER_IDENTITY_SQL} AS server`).then(({ rows }) => {
+    servers.set(client, rows[0]!.server);
+    return rows[0]!.server;
+  });
 }

@@ -99,12 +99,13 @@ class RunnerOperationContext implements WritableOperationContext {
   errors: WritableOperationContext['errors'];
   private hashOfQuery: string | undefined;
 
-  constructor(
-    { request, operation, server }: OperationContextParts,
-    readonly schema: GraphQLSchema,
-    readonly contextValue: GraphQLContext,
-  ) {
+  readonly schema: GraphQLSchema;
+  readonly contextValue: GraphQLContext;
+
+  constructor({ request, operation, server, schema, contextValue }: OperationContextParts) {
     const { params, sha256Hash, persistedQuery } = operation;
+    this.schema = schema;
+    this.contextValue = contextValue;
     this.logger = server.logger;
     this.cache = server.cache;
     this.request = {
@@ -129,5 +130,5 @@ class RunnerOperationContext implements WritableOperationContext {
 }
 
 export function newOperationContext(parts: OperationContextParts): WritableOperationContext {
-  return new RunnerOperationContext(parts, parts.schema, parts.contextValue);
+  return new RunnerOperationContext(parts);
 }

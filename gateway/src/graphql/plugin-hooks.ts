@@ -139,9 +139,8 @@ export class PluginHooks {
     return this.plugins.length > 0;
   }
 
-  /** The operation's listeners, or undefined when no plugin listens to it. */
+  /** The operation's listeners, or undefined when no plugin listens to it (ask only when `observed`). */
   async requestDidStart(context: OperationContext): Promise<RequestListeners | undefined> {
-    if (this.plugins.length === 0) return undefined;
     const listeners = (await Promise.all(this.plugins.map((plugin) => plugin.requestDidStart?.(context)))).filter(isDefined);
     return listeners.length > 0 ? new RequestListeners(listeners, context) : undefined;
   }
