@@ -13,6 +13,7 @@ import type { FaultKind } from './faults.js';
 import { WRITE_TOKEN } from '../support/gateway.js';
 import { createCoherenceCatalog } from './catalog.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
+import { nextProtocolSource, type NextProtocolSource } from './next-protocol.js';
 import { Popularity } from './workload.js';
 
 /**
@@ -366,6 +367,58 @@ describe('coherence under the environment: what the argument assumes, varied', {
       );
       assert.equal(resets, 0, 'a fault-free burst of writers reset a gateway');
       assert.equal(hitShareAfter, hitShareBefore, 'the burst evicted unwritten products from memory');
+    });
+  });
+
+  // A rolling update whose release changes the coherence protocol (its keys and channel: redis/keys.ts)
+  // runs two protocols side by side: neither hears the other's writes. gateway-b runs this source
+  // one protocol ahead; it is restarted (the next release leaving and coming back, as a rollback
+  // and a retried rollout do), paused and frozen while both serve and write.
+  describe('a rolling update across coherence protocols: gateway-b one protocol ahead of gateway-a, both serving and writing', () => {
+    let redis: RedisServer;
+    let databaseUrl: string;
+    let next: NextProtocolSource;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      [redis, next] = await Promise.all([startRedis(), nextProtocolSource()]);
+      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      const env = gatewayEnv(databaseUrl, { REDIS_URL: redis.url });
+      gateways = await Promise.all([startGatewayProcess('gateway-a', env), startGatewayProcess('gateway-b', env, next.entry)]);
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([redis?.stop(), next?.remove()]);
+    });
+
+    it('0 stale reads while both protocols serve', async () => {
+      const [current, ahead] = next.protocols;
+      console.log(`protocols side by side: ${current} (gateway-a), ${ahead} (gateway-b)`);
+      await attack({
+        random: seededRandom(SEED + 16),
+        faults: ['gateway paused', 'gateway restarted', 'gateway frozen', 'gateway restarted', 'gateway paused'],
+        gateways,
+        targets: {},
+        databaseUrl,
+        durationMs: 50_000,
+      });
+    });
+
+    it('once the other protocol is gone, the one left answers from memory again', async () => {
+      const [left, gone] = gateways as [GatewayProcess, GatewayProcess];
+      await gone.stop();
+      const product = writtenProducts()[0]!;
+      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+      await waitFor(
+        'gateway-a to answer from memory',
+        async () => {
+          const before = await sumOver([left], hits);
+          for (let read = 0; read < 2; read += 1) await (await fetch(`${left.base}/products/${product}`)).arrayBuffer();
+          return (await sumOver([left], hits)) > before ? true : undefined;
+        },
+        20_000,
+        250,
+      );
+      assert.equal(await sumOver([left], 'catalog_coherence_other_protocols'), 0, 'gateway-a still counts another protocol beside it');
     });
   });
 

@@ -30,8 +30,11 @@ export interface GatewayProcess {
   readonly output: string;
 }
 
-/** Starts the gateway CLI named `name` with `env` (PORT and HOST are its own) and waits until it is ready. */
-export async function startGatewayProcess(name: string, env: Record<string, string>): Promise<GatewayProcess> {
+/**
+ * Starts the gateway CLI named `name` with `env` (PORT and HOST are its own) and waits until it is
+ * ready; `entry`: another source's CLI (next-protocol.ts), else this one's.
+ */
+export async function startGatewayProcess(name: string, env: Record<string, string>, entry?: string): Promise<GatewayProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // Gateways on one host: each metrics listener on a port of its own, not the default.
@@ -39,7 +42,7 @@ export async function startGatewayProcess(name: string, env: Record<string, stri
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   let child: GroupProcess;
   const start = async () => {
-    child = startGatewayCli([], { ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort) });
+    child = startGatewayCli([], { ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort) }, entry);
     await child.waitUntilReady(() => answersOk(`${base}/readyz`), START_TIMEOUT_MS);
   };
   await start();
