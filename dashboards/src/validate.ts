@@ -24,6 +24,7 @@ export const KNOWN_METRICS = [
   'catalog_db_target_failures_total',
   'catalog_db_replica_fallbacks_total',
   'catalog_coherence_lease_held',
+  'catalog_coherence_other_protocols',
   'catalog_coherence_resets_total',
   'catalog_coherence_write_ack_wait_seconds_bucket',
   'catalog_cache_shared_stores_total',

@@ -11,10 +11,13 @@ export const coherenceRow: DashboardRow = {
     timeseriesPanel({
       title: 'Gateway processes without their lease',
       description:
-        'Processes that cannot renew their coherence lease through Redis (0 while all is well): they serve no in-process cache and read no replica until Redis answers again, and writes wait up to a second for them.',
+        'Processes that cannot renew their coherence lease through Redis (0 while all is well): they serve no in-process cache and read no replica until Redis answers again, and writes wait up to a second for them. Beside a release of another coherence protocol (a rolling update across protocols) every process holds none on purpose: those are counted apart.',
       unit: 'short',
       width: WIDTH,
-      queries: [{ expr: `count(catalog_coherence_lease_held{${GATEWAY_IN_NAMESPACE}} == 0) or vector(0)`, legend: 'without a lease' }],
+      queries: [
+        { expr: `count(catalog_coherence_lease_held{${GATEWAY_IN_NAMESPACE}} == 0) or vector(0)`, legend: 'without a lease' },
+        { expr: `count(catalog_coherence_other_protocols{${GATEWAY_IN_NAMESPACE}} > 0) or vector(0)`, legend: 'beside another protocol' },
+      ],
     }),
     timeseriesPanel({
       title: 'Caches dropped, by reason',

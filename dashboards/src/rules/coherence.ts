@@ -20,13 +20,26 @@ export const coherenceAlertGroup: RuleGroup = {
     },
     {
       alert: 'CatalogGatewayCoherenceLeaseLost',
-      expr: `max by (job, instance) (catalog_coherence_lease_held{${GATEWAY}}) == 0`,
+      // Beside another protocol no lease is granted on purpose (rule 12): CatalogGatewayProtocolsSideBySide says so.
+      expr: `max by (job, instance) (catalog_coherence_lease_held{${GATEWAY}}) == 0 unless on (job, instance) max by (job, instance) (catalog_coherence_other_protocols{${GATEWAY}}) > 0`,
       for: '1m',
       labels: { severity: 'warning' },
       annotations: {
         summary: 'Gateway {{ $labels.instance }} cannot reach Redis for its coherence lease',
         description:
           'For over a minute this process has served no in-process cache and read no replica (every read goes to the primary), and writes it takes are refused while Redis cannot announce them. Check its network path to Redis.',
+      },
+    },
+    {
+      alert: 'CatalogGatewayProtocolsSideBySide',
+      // A rolling update across protocols lasts minutes; one that has not finished in half an hour has stalled.
+      expr: `max by (job) (catalog_coherence_other_protocols{${GATEWAY}}) > 0`,
+      for: '30m',
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: 'Gateways of two coherence protocols have shared Redis for 30 minutes',
+        description:
+          'Releases of different coherence protocols (a rolling update across versions, a canary, another deployment on the same Redis database) have served side by side for 30 minutes. Meanwhile no gateway serves anything cached and every read goes to the primary. Finish or undo the rollout.',
       },
     },
   ],

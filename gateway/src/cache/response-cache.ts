@@ -110,9 +110,14 @@ export class ResponseCache {
     return this.enabled && this.options.coherence.leaseHeld ? this.options.memory.get(key) : undefined;
   }
 
-  /** Whether responses are shared with other replicas (through Redis): worth asking after a `peek` missed. */
+  /**
+   * Whether responses are shared with other replicas (through Redis): worth asking after a `peek`
+   * missed. Not beside a release of another coherence protocol, whose writes nobody announced here
+   * (rule 12). Storing needs no such check: an entry stored beside one is read only once this
+   * protocol is alone again, in the new epoch that voids it.
+   */
   get shared(): boolean {
-    return this.enabled && this.options.redis !== undefined;
+    return this.enabled && this.options.redis !== undefined && this.options.coherence.alone;
   }
 
   /**
@@ -123,7 +128,7 @@ export class ResponseCache {
   async sharedEntry(key: string): Promise<MemoryEntry | undefined> {
     const { memory, redis, report, coherence } = this.options;
     report.lookup('memory', 'miss');
-    if (!redis || !this.enabled) return undefined;
+    if (!redis || !this.shared) return undefined;
     const readAt = memory.epoch;
     const leaseHeld = coherence.leaseHeld;
     let shared: CacheEntry | undefined;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SharedRedis } from '../redis/shared-redis.js';
-import { REDIS_CLOCK_KEY, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
+import { REDIS_CLOCK_KEY, REDIS_PROTOCOLS_KEY, redisTagCountKey, redisTagVersionKey } from '../redis/keys.js';
 
 /** Thrown when the Redis server behind the connection is not known yet (just (re)connecting). */
 export class RedisServerUnknown extends Error {
@@ -17,12 +17,27 @@ export interface ClockPosition {
 
 export type AnnouncePhase = 'prepare' | 'confirm';
 
-/** What started an epoch: the clock was lost (restart empty, flush, eviction), another server took over (failover), or a catalog swap. */
-export type EpochCause = 'lost' | 'failover' | 'swap';
+/**
+ * What started an epoch: the clock was lost (restart empty, flush, eviction), another server took
+ * over (failover), a catalog swap, or the end of a time beside other protocols (rule 12).
+ */
+export type EpochCause = 'lost' | 'failover' | 'swap' | 'protocols';
 
 /** Where the clock is, and what started its epoch. */
 export interface ClockState extends ClockPosition {
   cause: EpochCause;
+}
+
+/** A renewal's answer: where the clock is, and every protocol's latest beat (rule 12). */
+export interface RenewalState extends ClockState {
+  /** Protocol name → the token of its latest beat. */
+  presence: Map<string, string>;
+}
+
+/** This member's protocol and a token it never beat with before. */
+export interface Beat {
+  protocol: string;
+  token: string;
 }
 
 /**
@@ -89,17 +104,38 @@ export class RedisClock {
     return { epoch: this.saw(epoch), seq: Number(seq) };
   }
 
-  /** Records this member's last processed seq (in the epoch it knows); returns where the clock is. */
-  async renew(member: string, known: ClockPosition | undefined): Promise<ClockState> {
-    const [epoch, seq, cause] = await this.redis.client.coherenceRenew(
-      1,
+  /** Records this member's last processed seq (in the epoch it knows) and its protocol's beat; returns where the clock is. */
+  async renew(member: string, known: ClockPosition | undefined, beat: Beat): Promise<RenewalState> {
+    const [epoch, seq, cause, presence] = await this.redis.client.coherenceRenew(
+      2,
       REDIS_CLOCK_KEY,
+      REDIS_PROTOCOLS_KEY,
       ...this.prologue(),
       member,
       known?.epoch ?? '',
       known?.seq ?? 0,
+      beat.protocol,
+      beat.token,
     );
-    return { epoch: this.saw(epoch), seq: Number(seq), cause: cause as EpochCause };
+    const beats = new Map<string, string>();
+    for (let index = 0; index + 1 < presence.length; index += 2) beats.set(presence[index]!, presence[index + 1]!);
+    return { epoch: this.saw(epoch), seq: Number(seq), cause: cause as EpochCause, presence: beats };
+  }
+
+  /**
+   * Ends a time beside the protocols `gone` (each with the token it last beat with): false when
+   * one beat again since. True once the clock is in an epoch begun after them (this call's, or
+   * another member's ending the same time): the epoch is returned.
+   */
+  async endBeside(gone: ReadonlyArray<readonly [protocol: string, token: string]>): Promise<{ ended: boolean; epoch: string }> {
+    const [epoch, ended] = await this.redis.client.coherenceEndBeside(
+      2,
+      REDIS_CLOCK_KEY,
+      REDIS_PROTOCOLS_KEY,
+      ...this.prologue(),
+      ...gone.flat(),
+    );
+    return { ended: Number(ended) === 1, epoch: this.saw(epoch) };
   }
 
   /**

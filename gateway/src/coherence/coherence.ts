@@ -5,10 +5,12 @@ import type { Logger } from 'pino';
 import type { ReadTarget, ReadTargets, ReplicaReadFallback } from '../db/read-targets.js';
 import type { EdgePurger } from '../cdn/edge-purger.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
+import { COHERENCE_PROTOCOL } from '../redis/keys.js';
 import type { SharedRedis } from '../redis/shared-redis.js';
 import { RedisClock, type ClockPosition } from './clock.js';
 import { HeardVersions, type HeardVerdict } from './heard-versions.js';
 import { Membership, type ResetReason } from './membership.js';
+import { ProtocolPresence } from './protocol-presence.js';
 import { ReadRequirements } from './read-requirements.js';
 import { ReplicaReads, type TaggedResult } from './replica-reads.js';
 import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from './write-announcer.js';
@@ -22,6 +24,8 @@ import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from '.
 export interface Coherence {
   /** Rule 5: the in-process cache may be served and filled, and replicas read. Always true without Redis. */
   readonly leaseHeld: boolean;
+  /** Rule 12: no release of another coherence protocol can be live unseen, so what is kept in Redis may be read and stored. */
+  readonly alone: boolean;
   /** Rule 2: where this process is in the invalidation history; undefined without Redis or before it first reached Redis. */
   readonly position: ClockPosition | undefined;
   /** The Redis clock, for the shared cache's scripts; undefined without Redis. */
@@ -69,6 +73,8 @@ export interface CoherenceReport {
   ackWait(seconds: number): void;
   /** Whether the lease holds, to be read whenever it is wanted. */
   lease(held: () => boolean): void;
+  /** How many other coherence protocols are live beside this one (rule 12), to be read whenever it is wanted. */
+  otherProtocols(count: () => number): void;
 }
 
 export function startCoherence(options: CoherenceOptions): Coherence {
@@ -84,6 +90,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
     const replicaReads = new ReplicaReads(reads, requirements, () => true, options.onFallback);
     return {
       leaseHeld: true,
+      alone: true,
       position: undefined,
       clock: undefined,
       judgeShared: () => 'unknown',
@@ -97,13 +104,16 @@ export function startCoherence(options: CoherenceOptions): Coherence {
   const clock = new RedisClock(redis);
   const heard = new HeardVersions();
   events.on('swapped', () => heard.swapped());
+  const member = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const presence = new ProtocolPresence(COHERENCE_PROTOCOL, member);
   const membership = new Membership({
     clock,
     subscriber: redis.subscriber,
     channel: redis.invalidationChannel,
-    member: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    member,
     events,
     heard,
+    presence,
     logger,
     onRedisError: redis.failed,
     onReset: (reason) => report.reset(reason),
@@ -111,9 +121,13 @@ export function startCoherence(options: CoherenceOptions): Coherence {
   const stopSwaps = followSwapsInRedis(events, clock, options.edgePurger, logger, redis.failed);
   const replicaReads = new ReplicaReads(reads, requirements, () => membership.leaseHeld, options.onFallback);
   report.lease(() => membership.leaseHeld);
+  report.otherProtocols(() => membership.otherProtocols);
   return {
     get leaseHeld() {
       return membership.leaseHeld;
+    },
+    get alone() {
+      return membership.alone;
     },
     get position() {
       return membership.processed;
@@ -132,6 +146,7 @@ export function startCoherence(options: CoherenceOptions): Coherence {
       versionTtlMs: options.versionTtlMs,
       onRedisError: redis.failed,
       observeAckWait: (seconds) => report.ackWait(seconds),
+      presence,
     }),
     async joined(timeoutMs) {
       const timeout = sleep(timeoutMs, undefined, { ref: false });

@@ -3,15 +3,13 @@ import type { Logger } from 'pino';
 import { timelineOfPosition, type Lsn } from '../db/lsn.js';
 import type { CatalogEvents } from '../events/catalog-events.js';
 import { changeOfTags } from '../events/change-tags.js';
-import type { ClockPosition, ClockState, EpochCause, RedisClock } from './clock.js';
+import type { ClockPosition, EpochCause, RedisClock, RenewalState } from './clock.js';
 import type { HeardVersions } from './heard-versions.js';
+import { LEASE_MARGIN_MS, LEASE_MS } from './lease.js';
+import type { OtherProtocols, ProtocolPresence } from './protocol-presence.js';
 
-/** How long a lease lasts, by each process's monotonic clock: the longest a write waits for a member that does not answer. */
-export const LEASE_MS = 1_000;
-/** How often a member renews its lease (and learns where the clock is). */
+/** How often a member renews its lease (and learns where the clock is), and beats for its protocol. */
 const RENEW_EVERY_MS = 250;
-/** Taken off the local lease: timers fire late, and one process's clock may run a little fast against another's. */
-const LEASE_MARGIN_MS = 50;
 
 /** Why a member dropped everything it kept. */
 export type ResetReason = EpochCause | 'gap';
@@ -31,6 +29,8 @@ export interface MembershipOptions {
   events: CatalogEvents;
   /** Where every announcement this member processes, and every restart, is recorded. */
   heard: HeardVersions;
+  /** Its protocol's beats, and what it saw of other protocols' (rule 12). */
+  presence: ProtocolPresence;
   logger: Logger;
   /** A Redis call of the protocol failed (renew, subscribe): counted by the caller. */
   onRedisError: (operation: string, error: unknown) => void;
@@ -49,6 +49,10 @@ export class Membership {
   private position: ClockPosition | undefined;
   /** performance.now() until which the in-process cache may be trusted. */
   private leaseUntil = 0;
+  /** performance.now() until which no other protocol can be live unseen: Redis's entries may be used (rule 12). */
+  private aloneUntil = 0;
+  /** Other protocols live by the last renewal (rule 12). */
+  private livingBeside = 0;
   private readonly renewTimer: NodeJS.Timeout;
   private renewing: Promise<void> | undefined;
   private renewAgain = false;
@@ -82,6 +86,16 @@ export class Membership {
   /** Whether this process's lease holds: its in-process cache and replica reads may be trusted now. */
   get leaseHeld(): boolean {
     return performance.now() < this.leaseUntil;
+  }
+
+  /** Whether no other protocol can be live unseen: what this protocol keeps in Redis may be read and stored (rule 12). */
+  get alone(): boolean {
+    return performance.now() < this.aloneUntil;
+  }
+
+  /** How many other protocols were live by the last renewal. */
+  get otherProtocols(): number {
+    return this.livingBeside;
   }
 
   /** Where this member is in the invalidation history (undefined before it first reached Redis). */
@@ -123,14 +137,18 @@ export class Membership {
   private async renewOnce(): Promise<void> {
     const sentAt = performance.now();
     const sent = this.position;
-    let clock: ClockState;
+    let clock: RenewalState;
+    let answeredAt: number;
     try {
-      clock = await this.options.clock.renew(this.options.member, sent);
+      clock = await this.options.clock.renew(this.options.member, sent, this.options.presence.nextBeat());
+      answeredAt = performance.now();
     } catch (error) {
       this.options.onRedisError('renew', error);
       return;
     }
     await this.processing;
+    if (!(await this.aloneAfter(this.options.presence.observe(sentAt, answeredAt, clock.presence)))) return;
+    this.aloneUntil = sentAt + LEASE_MS - LEASE_MARGIN_MS;
     if (sent?.epoch === clock.epoch && sent.seq === clock.seq && this.position?.epoch === clock.epoch) {
       this.leaseUntil = sentAt + LEASE_MS - LEASE_MARGIN_MS;
       this.leaseGranted();
@@ -150,6 +168,35 @@ export class Membership {
     }
     // Registered where it is now by the next renewal, which may then grant the lease.
     if (heard !== 'unknown') this.renewAgain = true;
+  }
+
+  /**
+   * Rule 12: whether this protocol is alone in Redis now. Beside a live other protocol nothing
+   * kept may be served (their writes are not announced here): the lease and Redis's entries are
+   * dropped. Once every other one is gone the time beside them is ended in the clock, with a new
+   * epoch that voids what was kept before or during it; the next renewal finds that epoch (and
+   * restarts there) before any lease is granted.
+   */
+  private async aloneAfter({ live, gone }: OtherProtocols): Promise<boolean> {
+    this.livingBeside = live;
+    if (live === 0 && gone.length === 0) return true;
+    this.leaseUntil = 0;
+    this.aloneUntil = 0;
+    if (live > 0) return false;
+    try {
+      const { ended } = await this.options.clock.endBeside(gone);
+      if (ended) {
+        this.options.presence.forget(gone);
+        this.options.logger.info(
+          { gone: gone.map(([protocol]) => protocol) },
+          'no other coherence protocol beside this one: caching again',
+        );
+      }
+    } catch (error) {
+      this.options.onRedisError('end beside', error);
+    }
+    this.renewAgain = true;
+    return false;
   }
 
   /**

@@ -5,7 +5,8 @@ import type { CatalogChange, CatalogEvents } from '../events/catalog-events.js';
 import { tagsOfChange } from '../events/change-tags.js';
 import type { ClockPosition, RedisClock } from './clock.js';
 import type { HeardVersions } from './heard-versions.js';
-import { LEASE_MS } from './membership.js';
+import { LEASE_MS } from './lease.js';
+import type { ProtocolPresence } from './protocol-presence.js';
 
 /**
  * How long a write's tags stay pending when its confirm never reaches Redis. A write answers at
@@ -75,6 +76,8 @@ export interface RedisWriteAnnouncerOptions extends WriteAnnouncerOptions {
   onRedisError: (operation: string, error: unknown) => void;
   /** How long writes waited for other members, after the commit (metrics). */
   observeAckWait: (seconds: number) => void;
+  /** This process's protocol's beats: whether other protocols see it live (rule 12). */
+  presence: Pick<ProtocolPresence, 'acknowledgeableIn'>;
 }
 
 /**
@@ -109,9 +112,12 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
     } catch (error) {
       outcome = { error };
     }
+    const committedAt = performance.now();
     const lsn = await positionAfterCommit(this.options);
     await this.options.events.emit('changed', { ...change, lsn });
-    await this.confirm(tags, lsn, preparedAt + PENDING_MS + LEASE_MS);
+    const giveUpAt = preparedAt + PENDING_MS + LEASE_MS;
+    await this.confirm(tags, lsn, giveUpAt);
+    await this.untilSeenByOtherProtocols(committedAt, giveUpAt);
     if ('error' in outcome) throw outcome.error;
     return outcome.result;
   }
@@ -132,6 +138,30 @@ export class RedisWriteAnnouncer implements WriteAnnouncer {
     const started = performance.now();
     await this.untilAcknowledged(confirmed, started + LEASE_MS);
     this.options.observeAckWait((performance.now() - started) / 1_000);
+    // Read from the log after it committed: that read stands for its commit.
+    await this.untilSeenByOtherProtocols(started, started + 2 * LEASE_MS);
+  }
+
+  /**
+   * Rule 12: until no member of another protocol sharing Redis can serve what a write committed
+   * by `committedAt` replaced, though none of them hears its announcement: this process's protocol
+   * was seen live by them from before the commit, for a lease. Throws once `deadline` passes (Redis
+   * took no beat of this process meanwhile): the write is done, but other releases may not know.
+   */
+  private async untilSeenByOtherProtocols(committedAt: number, deadline: number): Promise<void> {
+    for (;;) {
+      const waitMs = this.options.presence.acknowledgeableIn(committedAt);
+      if (waitMs === 0) return;
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) {
+        throw new ServiceUnavailableError(
+          'the write was made, but Redis took no presence beat of this gateway since: a release of another coherence protocol beside it may still serve what it replaced',
+          1,
+        );
+      }
+      // Undefined until a renewal beats again: renewals run four times a lease.
+      await sleep(Math.min(waitMs ?? 25, leftMs));
+    }
   }
 
   /**

@@ -114,11 +114,11 @@ export function createMetrics() {
     coherenceResets: zeroed(
       new Counter({
         name: 'catalog_coherence_resets_total',
-        help: 'Times this process dropped everything it kept because invalidations may have been missed, by reason: lost (Redis restarted empty, was flushed or evicted the clock), failover (another Redis server took over: a promoted replica, a restart from a snapshot), swap (a catalog swap), gap (a message it never heard)',
+        help: 'Times this process dropped everything it kept because invalidations may have been missed, by reason: lost (Redis restarted empty, was flushed or evicted the clock), failover (another Redis server took over: a promoted replica, a restart from a snapshot), swap (a catalog swap), protocols (releases of another coherence protocol beside it are gone: what was kept before is void), gap (a message it never heard)',
         labelNames: ['reason'] as const,
         registers,
       }),
-      ['lost', 'failover', 'swap', 'gap'],
+      ['lost', 'failover', 'swap', 'protocols', 'gap'],
     ),
     coherenceAckWait: new Histogram({
       name: 'catalog_coherence_write_ack_wait_seconds',
@@ -261,6 +261,7 @@ export function coherenceReportInto(metrics: Metrics): CoherenceReport {
     reset: (reason) => metrics.coherenceResets.inc({ reason }),
     ackWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
     lease: (held) => observeCoherenceLease(metrics, held),
+    otherProtocols: (count) => observeOtherProtocols(metrics, count),
   };
 }
 
@@ -319,6 +320,18 @@ function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void
     registers: [metrics.registry],
     collect() {
       this.set(leaseHeld() ? 1 : 0);
+    },
+  });
+}
+
+/** Other coherence protocols live beside this process's, read at scrape time. */
+function observeOtherProtocols(metrics: Metrics, count: () => number): void {
+  new Gauge({
+    name: 'catalog_coherence_other_protocols',
+    help: 'Releases of other coherence protocols live on the same Redis (a rolling update across protocols): while above 0, nothing cached is served and every read goes to the primary',
+    registers: [metrics.registry],
+    collect() {
+      this.set(count());
     },
   });
 }

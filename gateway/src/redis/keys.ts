@@ -1,10 +1,22 @@
 import { hash } from 'node:crypto';
 
 /**
- * Every Redis key and channel the gateway uses. The coherence protocol's keys carry its version
- * (3), so replicas of an older version, side by side in a rolling update, never read or write them.
+ * Every Redis key and channel the gateway uses. The coherence protocol's keys and channel carry its
+ * version: bump it whenever a key, a script's stored format or a message changes meaning. Releases
+ * of two versions side by side (a rolling update) share nothing of the protocol but the presence
+ * key below, which makes both serve from the primary until one is gone (rule 12).
  */
 const PROTOCOL = 'catalog:3';
+
+/** This release's coherence protocol, as it beats in the presence key. */
+export const COHERENCE_PROTOCOL = PROTOCOL;
+
+/**
+ * Which coherence protocols are live, whatever their version: a hash of protocol name to the token
+ * of its latest beat (rule 12). Read and written by every version from this one on, so its name and
+ * shape never change.
+ */
+export const REDIS_PROTOCOLS_KEY = 'catalog:protocols';
 
 /** The coherence clock: epoch, invalidation sequence, server identity, members' leases, pending tags. */
 export const REDIS_CLOCK_KEY = `${PROTOCOL}:clock`;

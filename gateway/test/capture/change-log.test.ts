@@ -5,7 +5,7 @@ import { CHANGE_LOG_TABLE } from '@catalog/contract';
 import { createTestDatabase } from '../../../scripts/test/postgres.js';
 import { CAPTURE_BOUND_MS, CLAIM_EVERY_MS, CLAIM_IDLE_TIMEOUT_MS } from '../../src/capture/change-capture.js';
 import { claimChanges, claimWaiting, PRODUCTS_PER_CLAIM, type ClaimedBatch } from '../../src/capture/change-log.js';
-import { LEASE_MS } from '../../src/coherence/membership.js';
+import { LEASE_MS } from '../../src/coherence/lease.js';
 import { createCatalog } from '../support/gateway.js';
 
 /**

@@ -67,17 +67,48 @@ redis.call('PUBLISH', ARGV[3], cjson.encode(message))
 return {epoch, seq}`;
 
 /**
- * A member's renewal (rule 5): ARGV[4] member id, [5] the epoch it knows, [6] the last seq it
- * processed. Recorded only in the epoch the member knows: a member is in the clock from its
- * first renewal until a writer forgets it. Returns {epoch, seq, cause}: what started the epoch
- * (lost, failover, swap).
+ * A member's renewal (rule 5) and its protocol's beat (rule 12): KEYS[2] the presence hash,
+ * ARGV[4] member id, [5] the epoch it knows, [6] the last seq it processed, [7] its protocol,
+ * [8] the beat's token (never used before). The renewal is recorded only in the epoch the member
+ * knows: a member is in the clock from its first renewal until a writer forgets it. Returns
+ * {epoch, seq, cause, presence}: what started the epoch (lost, failover, swap, protocols), and
+ * every protocol's latest token as [protocol, token, …].
  */
 export const RENEW = `${CLOCK_PROLOGUE}
 local epoch, seq = ensure_clock()
 if epoch == ARGV[5] then
   redis.call('HSET', CLOCK, 'm:' .. ARGV[4], ARGV[6])
 end
-return {epoch, seq, redis.call('HGET', CLOCK, 'cause') or 'lost'}`;
+redis.call('HSET', KEYS[2], ARGV[7], ARGV[8])
+return {epoch, seq, redis.call('HGET', CLOCK, 'cause') or 'lost', redis.call('HGETALL', KEYS[2])}`;
+
+/**
+ * Ends a time beside other protocols (rule 12): KEYS[2] the presence hash, ARGV[4..] pairs of a
+ * protocol and the token it last beat with, each seen unchanged for PRESENCE_MS. When one beat
+ * again since, nothing ends ({epoch, 0}). Else, once per such set of tokens, their entries are
+ * deleted and a new epoch begins, which voids everything this protocol cached before or during
+ * the time beside them (their writes were never announced here); it records the tokens it ended,
+ * so the other members ending the same time find it done. Returns {epoch, 1}.
+ */
+export const END_BESIDE = `${CLOCK_PROLOGUE}
+local epoch = ensure_clock()
+local n = (#ARGV - 3) / 2
+local done = true
+for i = 1, n do
+  local protocol, token = ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+  local current = redis.call('HGET', KEYS[2], protocol)
+  if current and current ~= token then return {epoch, 0} end
+  if redis.call('HGET', CLOCK, 'ended:' .. protocol) ~= token then done = false end
+end
+if done then return {epoch, 1} end
+local ended = {}
+for i = 1, n do
+  local protocol, token = ARGV[2 + 2 * i], ARGV[3 + 2 * i]
+  if redis.call('HGET', KEYS[2], protocol) == token then redis.call('HDEL', KEYS[2], protocol) end
+  ended[#ended + 1] = 'ended:' .. protocol
+  ended[#ended + 1] = token
+end
+return {(new_clock('protocols', ended)), 1}`;
 
 /**
  * Who may still serve what a write's confirm voids (rule 5): ARGV[4] the confirm's epoch, [5] its

@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import { ANNOUNCE, RENEW, SWAP, UNACKNOWLEDGED } from './clock.js';
+import { ANNOUNCE, END_BESIDE, RENEW, SWAP, UNACKNOWLEDGED } from './clock.js';
 import { RECORD_USAGE } from './client-usage.js';
 import { LOAD, STORE } from './response-store.js';
 
@@ -8,7 +8,8 @@ import { LOAD, STORE } from './response-store.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     coherenceAnnounce(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
-    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number, string], Context>;
+    coherenceRenew(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number, string, string[]], Context>;
+    coherenceEndBeside(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[string, number], Context>;
     coherenceUnacknowledged(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<[number, number], Context>;
     coherenceSwap(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string, Context>;
     coherenceLoad(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<string | null, Context>;
@@ -21,6 +22,7 @@ declare module 'ioredis' {
 export function defineScripts(redis: Redis): void {
   redis.defineCommand('coherenceAnnounce', { lua: ANNOUNCE });
   redis.defineCommand('coherenceRenew', { lua: RENEW });
+  redis.defineCommand('coherenceEndBeside', { lua: END_BESIDE });
   redis.defineCommand('coherenceUnacknowledged', { lua: UNACKNOWLEDGED });
   redis.defineCommand('coherenceSwap', { lua: SWAP });
   redis.defineCommand('coherenceLoad', { lua: LOAD });
