@@ -260,8 +260,20 @@ export function coherenceReportInto(metrics: Metrics): CoherenceReport {
   return {
     reset: (reason) => metrics.coherenceResets.inc({ reason }),
     ackWait: (seconds) => metrics.coherenceAckWait.observe(seconds),
-    lease: (held) => observeCoherenceLease(metrics, held),
-    otherProtocols: (count) => observeOtherProtocols(metrics, count),
+    lease: (held) =>
+      gaugeReadAtScrape(
+        metrics,
+        'catalog_coherence_lease_held',
+        '1 while this process holds its coherence lease (its in-process cache is served and replicas are read), 0 while it cannot reach Redis or serves beside another coherence protocol',
+        () => (held() ? 1 : 0),
+      ),
+    otherProtocols: (count) =>
+      gaugeReadAtScrape(
+        metrics,
+        'catalog_coherence_other_protocols',
+        'Releases of other coherence protocols live on the same Redis (a rolling update across protocols): while above 0, nothing cached is served and every read goes to the primary',
+        count,
+      ),
   };
 }
 
@@ -301,37 +313,23 @@ export function limitsReportInto(metrics: Metrics): LimitsReport {
     limited: (labels, policy) => metrics.rateLimited.inc({ ...labels, policy }),
     synced: (result) => metrics.rateLimitSyncs.inc({ result }),
     counting: (clients) =>
-      new Gauge({
-        name: 'catalog_rate_limit_clients',
-        help: 'Clients this replica has counted in the current rate-limit window',
-        registers: [metrics.registry],
-        collect() {
-          this.set(clients());
-        },
-      }),
+      gaugeReadAtScrape(
+        metrics,
+        'catalog_rate_limit_clients',
+        'Clients this replica has counted in the current rate-limit window',
+        clients,
+      ),
   };
 }
 
-/** Whether this process's coherence lease holds, read at scrape time. */
-function observeCoherenceLease(metrics: Metrics, leaseHeld: () => boolean): void {
+/** A gauge of one value read at scrape time. */
+function gaugeReadAtScrape(metrics: Metrics, name: string, help: string, read: () => number): void {
   new Gauge({
-    name: 'catalog_coherence_lease_held',
-    help: '1 while this process holds its coherence lease (its in-process cache is served and replicas are read), 0 while it cannot reach Redis',
+    name,
+    help,
     registers: [metrics.registry],
     collect() {
-      this.set(leaseHeld() ? 1 : 0);
-    },
-  });
-}
-
-/** Other coherence protocols live beside this process's, read at scrape time. */
-function observeOtherProtocols(metrics: Metrics, count: () => number): void {
-  new Gauge({
-    name: 'catalog_coherence_other_protocols',
-    help: 'Releases of other coherence protocols live on the same Redis (a rolling update across protocols): while above 0, nothing cached is served and every read goes to the primary',
-    registers: [metrics.registry],
-    collect() {
-      this.set(count());
+      this.set(read());
     },
   });
 }

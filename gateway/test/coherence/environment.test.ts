@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { monotonicClockRateEnv } from '../../../scripts/test/clock-shims.js';
+import { startBalancedAddress, type BalancedAddress } from '../../../scripts/test/balanced-address.js';
 import { startLatencyProxy, type LatencyProxy } from '../../../scripts/test/latency-proxy.js';
 import { startReplicatedPostgres, type ReplicatedPostgres } from '../../../scripts/test/postgres-replication.js';
 import { startRedis, type RedisServer } from '../../../scripts/test/redis.js';
@@ -102,6 +103,53 @@ describe('coherence under the environment: what the argument assumes, varied', {
         durationMs: 30_000,
       });
       assert.ok((await sumOver(gateways, replicaStatements)) > before, 'no read ran on the replica');
+    });
+  });
+
+  // One replica URL in front of two streaming replicas, as a CloudNativePG `-ro` Service or a
+  // PgBouncer pool over several replicas is: each connection reaches either. The replay of the first
+  // is paused at random moments while the other streams on.
+  describe('one replica URL in front of two replicas (a load-balanced address), read by both gateways', () => {
+    let servers: ReplicatedPostgres | undefined;
+    let redis: RedisServer | undefined;
+    let balanced: BalancedAddress | undefined;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    before(async () => {
+      [servers, redis] = await Promise.all([startReplicatedPostgres({ replicas: 2 }), startRedis()]);
+      const database = await servers.createDatabase('coherence');
+      databaseUrl = await createCoherenceCatalog(PRODUCTS, servers.primary.urlFor(database));
+      await servers.caughtUp();
+      balanced = await startBalancedAddress(servers.replicas.map((replica) => replica.port));
+      const viaBalanced = new URL(servers.replicas[0]!.urlFor(database));
+      viaBalanced.port = String(balanced.port);
+      gateways = await startGateways({
+        ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
+        DATABASE_READ_URLS: viaBalanced.toString(),
+        DATABASE_READ_MAX_LAG_MS: String(REPLICA_MAX_LAG_MS),
+      });
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      await Promise.allSettled([balanced?.close(), redis?.stop(), servers?.destroy()]);
+    });
+
+    it('0 stale reads, reads on the replica, each gateway reaching both servers', async () => {
+      const replicaStatements = 'catalog_db_statements_total{target="replica-1"}';
+      const before = await sumOver(gateways, replicaStatements);
+      await attack({
+        random: seededRandom(SEED + 17),
+        faults: ['replica replay paused', 'gateway paused', 'replica replay paused', 'gateway frozen', 'replica replay paused'],
+        gateways,
+        targets: { replication: servers },
+        databaseUrl,
+        durationMs: 40_000,
+      });
+      assert.ok((await sumOver(gateways, replicaStatements)) > before, 'no read ran on the replica');
+      assert.ok(
+        balanced!.connections.every((count) => count > 0),
+        `the address dealt connections to one server only: ${balanced!.connections.join(' / ')}`,
+      );
     });
   });
 
@@ -373,7 +421,8 @@ describe('coherence under the environment: what the argument assumes, varied', {
   // A rolling update whose release changes the coherence protocol (its keys and channel: redis/keys.ts)
   // runs two protocols side by side: neither hears the other's writes. gateway-b runs this source
   // one protocol ahead; it is restarted (the next release leaving and coming back, as a rollback
-  // and a retried rollout do), paused and frozen while both serve and write.
+  // and a retried rollout do), paused and frozen while both serve and write, and Redis loses
+  // everything, the record of which protocols are live included.
   describe('a rolling update across coherence protocols: gateway-b one protocol ahead of gateway-a, both serving and writing', () => {
     let redis: RedisServer;
     let databaseUrl: string;
@@ -395,9 +444,10 @@ describe('coherence under the environment: what the argument assumes, varied', {
       console.log(`protocols side by side: ${current} (gateway-a), ${ahead} (gateway-b)`);
       await attack({
         random: seededRandom(SEED + 16),
-        faults: ['gateway paused', 'gateway restarted', 'gateway frozen', 'gateway restarted', 'gateway paused'],
+        // Redis restarted empty and flushed: the presence hash is lost with everything else.
+        faults: ['gateway paused', 'gateway restarted', 'redis restarted empty', 'gateway frozen', 'gateway restarted', 'redis flushed'],
         gateways,
-        targets: {},
+        targets: { redis },
         databaseUrl,
         durationMs: 50_000,
       });
