@@ -24,7 +24,7 @@ import { LocalWriteAnnouncer, RedisWriteAnnouncer, type WriteAnnouncer } from '.
 export interface Coherence {
   /** Rule 5: the in-process cache may be served and filled, and replicas read. Always true without Redis. */
   readonly leaseHeld: boolean;
-  /** Rule 12: no release of another coherence protocol can be live unseen, so what is kept in Redis may be read and stored. */
+  /** Rule 12: no release of another coherence protocol can be live unseen, so what is kept in Redis may be read. */
   readonly alone: boolean;
   /** Rule 2: where this process is in the invalidation history; undefined without Redis or before it first reached Redis. */
   readonly position: ClockPosition | undefined;

@@ -49,7 +49,7 @@ export class Membership {
   private position: ClockPosition | undefined;
   /** performance.now() until which the in-process cache may be trusted. */
   private leaseUntil = 0;
-  /** performance.now() until which no other protocol can be live unseen: Redis's entries may be used (rule 12). */
+  /** performance.now() until which no other protocol can be live unseen: Redis's entries may be read (rule 12). */
   private aloneUntil = 0;
   /** Other protocols live by the last renewal (rule 12). */
   private livingBeside = 0;
@@ -88,7 +88,7 @@ export class Membership {
     return performance.now() < this.leaseUntil;
   }
 
-  /** Whether no other protocol can be live unseen: what this protocol keeps in Redis may be read and stored (rule 12). */
+  /** Whether no other protocol can be live unseen: what this protocol keeps in Redis may be read (rule 12). */
   get alone(): boolean {
     return performance.now() < this.aloneUntil;
   }

@@ -421,8 +421,8 @@ describe('coherence under the environment: what the argument assumes, varied', {
   // A rolling update whose release changes the coherence protocol (its keys and channel: redis/keys.ts)
   // runs two protocols side by side: neither hears the other's writes. gateway-b runs this source
   // one protocol ahead; it is restarted (the next release leaving and coming back, as a rollback
-  // and a retried rollout do), paused and frozen while both serve and write, and Redis loses
-  // everything, the record of which protocols are live included.
+  // and a retried rollout do), paused, and frozen for longer than the other counts it live while
+  // both serve and write, and Redis loses everything, the record of which protocols are live included.
   describe('a rolling update across coherence protocols: gateway-b one protocol ahead of gateway-a, both serving and writing', () => {
     let redis: RedisServer;
     let databaseUrl: string;
@@ -445,16 +445,26 @@ describe('coherence under the environment: what the argument assumes, varied', {
       await attack({
         random: seededRandom(SEED + 16),
         // Redis restarted empty and flushed: the presence hash is lost with everything else.
-        faults: ['gateway paused', 'gateway restarted', 'redis restarted empty', 'gateway frozen', 'gateway restarted', 'redis flushed'],
+        faults: [
+          'gateway paused',
+          'gateway restarted',
+          'redis restarted empty',
+          'gateway frozen past its presence',
+          'gateway restarted',
+          'redis flushed',
+          'gateway frozen past its presence',
+        ],
         gateways,
         targets: { redis },
         databaseUrl,
-        durationMs: 50_000,
+        durationMs: 60_000,
       });
     });
 
     it('once the other protocol is gone, the one left answers from memory again', async () => {
       const [left, gone] = gateways as [GatewayProcess, GatewayProcess];
+      const ended = 'catalog_coherence_resets_total{reason="protocols"}';
+      const endedBefore = await sumOver([left], ended);
       await gone.stop();
       const product = writtenProducts()[0]!;
       const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
@@ -469,6 +479,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
         250,
       );
       assert.equal(await sumOver([left], 'catalog_coherence_other_protocols'), 0, 'gateway-a still counts another protocol beside it');
+      assert.ok((await sumOver([left], ended)) > endedBefore, 'gateway-a answers from memory without a new epoch ending its time beside');
     });
   });
 

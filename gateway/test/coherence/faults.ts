@@ -22,6 +22,7 @@ export type FaultKind =
   | 'redis flushed'
   | 'redis frozen'
   | 'gateway frozen'
+  | 'gateway frozen past its presence'
   | 'gateway restarted'
   | 'redis primary killed'
   | 'replica replay paused'
@@ -77,6 +78,9 @@ const DURATIONS_MS: Record<FaultKind, readonly [number, number]> = {
   'redis flushed': [0, 0],
   'redis frozen': [1_000, 3_000],
   'gateway frozen': [1_000, 2_000],
+  // Past PRESENCE_MS (coherence/protocol-presence.ts): gateways of another protocol count its own
+  // gone and end their time beside it, while it holds requests and writes in flight.
+  'gateway frozen past its presence': [3_500, 6_000],
   'gateway restarted': [0, 0],
   'redis primary killed': [0, 0],
   'replica replay paused': [1_000, 3_000],
@@ -530,6 +534,7 @@ async function inject(fault: PlannedFault, targets: FaultTargets, junkBytesPerSe
       return freezeProcess('redis', need(redis.pid, 'running Redis'), redis.freeze, redis.thaw, fault.durationMs);
     }
     case 'gateway frozen':
+    case 'gateway frozen past its presence':
       return freezeProcess(gateway().name, gateway().pid, gateway().freeze, gateway().thaw, fault.durationMs);
     case 'gateway restarted':
       return restartGateway(gateway());
