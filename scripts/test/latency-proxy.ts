@@ -40,6 +40,8 @@ export interface LatencyProxy {
   cut(): void;
   /** From now on, connections go to `port` on the same host (and are accepted again): the address moved. */
   moveTo(port: number): void;
+  /** Each time the address refused connections, from `cut` to `moveTo` (performance.now()), the last one open while it lasts. */
+  readonly outages: ReadonlyArray<{ from: number; to: number }>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startLatencyProxy(target: { host: string; port: number }):
   let delayedChunks = 0;
   let targetPort = target.port;
   let refusing = false;
+  const outages: Array<{ from: number; to: number }> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     if (refusing) {
@@ -106,12 +109,16 @@ export async function startLatencyProxy(target: { host: string; port: number }):
     },
     cut() {
       refusing = true;
+      outages.push({ from: performance.now(), to: Infinity });
       for (const socket of sockets) socket.destroy();
     },
     moveTo(port: number) {
       targetPort = port;
       refusing = false;
+      const open = outages.at(-1);
+      if (open?.to === Infinity) open.to = performance.now();
     },
+    outages,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

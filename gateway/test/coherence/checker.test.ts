@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkHistory, formatSummary } from './checker.js';
+import { boundedDeadline, checkHistory, formatSummary } from './checker.js';
 import type { Outcome, OperationRecord, ReadRecord, WriteRecord } from './history.js';
 
 // Hand-made histories of product 1 (initial slogan "v0"), times in ms on the run's clock.
@@ -111,6 +111,32 @@ describe('coherence checker', () => {
     const late = check(sql, read('v0', 111, 120));
     assert.equal(late.summary.stale, 1);
     assert.equal(late.summary.constrainedObservations, 1);
+  });
+
+  it("counts a SQL write's bound only while the primary answers: time it was unreachable is added", () => {
+    assert.equal(boundedDeadline(10, 100, []), 110);
+    // Unreachable from 50 to 80 (inside the bound), and from 200 to 300 (past it, so not counted).
+    assert.equal(
+      boundedDeadline(10, 100, [
+        { from: 200, to: 300 },
+        { from: 50, to: 80 },
+      ]),
+      140,
+    );
+    // An outage that began before the commit counts from the commit; one that pushes the deadline into another counts both.
+    assert.equal(boundedDeadline(10, 100, [{ from: 0, to: 40 }]), 140);
+    assert.equal(
+      boundedDeadline(10, 100, [
+        { from: 50, to: 80 },
+        { from: 120, to: 130 },
+      ]),
+      150,
+    );
+    // Never reachable again: never required.
+    assert.equal(boundedDeadline(10, 100, [{ from: 50, to: Infinity }]), Infinity);
+    const sql: WriteRecord = { ...write(1, 0, 10), outcome: 'committed', acknowledged: true, visibleWithinMs: 100 };
+    assert.equal(checkHistory(initial, [sql, read('v0', 125, 130)], [{ from: 50, to: 80 }]).summary.stale, 0);
+    assert.equal(checkHistory(initial, [sql, read('v0', 141, 150)], [{ from: 50, to: 80 }]).summary.stale, 1);
   });
 
   it('summarises every count in one line', () => {

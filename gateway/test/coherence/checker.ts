@@ -78,7 +78,31 @@ function acknowledgedBefore(acks: Acknowledgements, time: number): number {
  * Judges every read of `operations` against the acknowledged writes. `initial` holds each
  * product's slogan before the run (version 0); a product missing from it has no legal initial value.
  */
-export function checkHistory(initial: ReadonlyMap<number, string>, operations: readonly OperationRecord[]): CoherenceReport {
+/** A span of time (performance.now()) during which no gateway could reach the primary. */
+export interface Outage {
+  from: number;
+  to: number;
+}
+
+/**
+ * When a write made in SQL, committed at `committedAt`, must be visible: its bound counts only
+ * while the primary answers (gateway/README.md, rule 11), so time the primary spent unreachable
+ * within it is added.
+ */
+export function boundedDeadline(committedAt: number, boundMs: number, primaryOutages: readonly Outage[]): number {
+  let deadline = committedAt + boundMs;
+  for (const { from, to } of [...primaryOutages].sort((a, b) => a.from - b.from)) {
+    if (from >= deadline) break;
+    if (to > committedAt) deadline += to - Math.max(from, committedAt);
+  }
+  return deadline;
+}
+
+export function checkHistory(
+  initial: ReadonlyMap<number, string>,
+  operations: readonly OperationRecord[],
+  primaryOutages: readonly Outage[] = [],
+): CoherenceReport {
   const values = new Map<number, Map<string, KnownValue>>();
   const valuesOf = (product: number) => values.get(product) ?? values.set(product, new Map()).get(product)!;
   for (const [product, slogan] of initial) valuesOf(product).set(slogan, { version: 0, sentAt: -Infinity });
@@ -104,7 +128,9 @@ export function checkHistory(initial: ReadonlyMap<number, string>, operations: r
     if (operation.acknowledged) {
       summary.writesAcknowledged += 1;
       const list = acknowledged.get(operation.product) ?? acknowledged.set(operation.product, []).get(operation.product)!;
-      list.push({ end: operation.end + (operation.visibleWithinMs ?? 0), version: operation.version });
+      const end =
+        operation.visibleWithinMs === undefined ? operation.end : boundedDeadline(operation.end, operation.visibleWithinMs, primaryOutages);
+      list.push({ end, version: operation.version });
     } else if (isUnanswered(operation.outcome)) {
       summary.writesUnanswered += 1;
     } else {

@@ -70,7 +70,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     await workload;
   }
   return {
-    report: checkHistory(options.initial, recorder.operations),
+    report: checkHistory(options.initial, recorder.operations, options.targets.primaryAddress?.outages),
     operations: recorder.operations,
     faults,
     origin: recorder.origin,
