@@ -39,6 +39,12 @@ const ROOMY_MEMORY_BYTES = String(1024 ** 3);
  * 3% slow, inside the 5% the lease margin allows (gateway/README.md, "Assumptions").
  */
 const SLOW_CLOCK_RATE = 0.97;
+/**
+ * The rolling update's clocks: gateway-a's runs fast and gateway-b's slow, 5.2 % apart, at the
+ * edge of the assumption. gateway-b's beats and commits, timed slow, are judged by gateway-a's
+ * fast clock when it counts gateway-b's protocol gone (README rule 12's 250 ms margin).
+ */
+const PROTOCOLS_CLOCK_RATES = { fast: 1.02, slow: 0.97 };
 
 /** How late gateway-b hears Redis's messages in the slow-clock run: past a writer's longest wait for it (a lease). */
 const MESSAGES_LATE_MS = 1_300;
@@ -423,41 +429,64 @@ describe('coherence under the environment: what the argument assumes, varied', {
   // one protocol ahead; it is restarted (the next release leaving and coming back, as a rollback
   // and a retried rollout do), paused, and frozen for longer than the other counts it live while
   // both serve and write, and Redis loses everything, the record of which protocols are live included.
-  describe('a rolling update across coherence protocols: gateway-b one protocol ahead of gateway-a, both serving and writing', () => {
+  // gateway-a's clock runs fast and gateway-b's slow, and gateway-b's Redis is slowed at times.
+  describe('a rolling update across coherence protocols: gateway-b one protocol ahead of gateway-a, both serving and writing, their clocks at different rates', () => {
     let redis: RedisServer;
+    let redisLatency: LatencyProxy;
     let databaseUrl: string;
     let next: NextProtocolSource;
     let gateways: GatewayProcess[] = [];
     before(async () => {
       [redis, next] = await Promise.all([startRedis(), nextProtocolSource()]);
       databaseUrl = await createCoherenceCatalog(PRODUCTS);
-      const env = gatewayEnv(databaseUrl, { REDIS_URL: redis.url });
-      gateways = await Promise.all([startGatewayProcess('gateway-a', env), startGatewayProcess('gateway-b', env, next.entry)]);
+      // gateway-b reaches Redis through a proxy: its beats answered late while its commits go on.
+      redisLatency = await startLatencyProxy({ host: '127.0.0.1', port: redis.port });
+      gateways = await Promise.all([
+        startGatewayProcess('gateway-a', {
+          ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }),
+          ...(await monotonicClockRateEnv(PROTOCOLS_CLOCK_RATES.fast)),
+        }),
+        startGatewayProcess(
+          'gateway-b',
+          {
+            ...gatewayEnv(databaseUrl, { REDIS_URL: `redis://127.0.0.1:${redisLatency.port}` }),
+            ...(await monotonicClockRateEnv(PROTOCOLS_CLOCK_RATES.slow)),
+          },
+          next.entry,
+        ),
+      ]);
     });
     after(async () => {
       await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
-      await Promise.allSettled([redis?.stop(), next?.remove()]);
+      await Promise.allSettled([redisLatency?.close(), redis?.stop(), next?.remove()]);
     });
 
     it('0 stale reads while both protocols serve', async () => {
       const [current, ahead] = next.protocols;
       console.log(`protocols side by side: ${current} (gateway-a), ${ahead} (gateway-b)`);
+      for (const { name, pid } of gateways) {
+        const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
+        assert.match(maps, /monotonic-clock-rate-\w+\.so/, `the clock-rate shim is not loaded in ${name}`);
+      }
       await attack({
         random: seededRandom(SEED + 16),
         // Redis restarted empty and flushed: the presence hash is lost with everything else.
+        // gateway-b's Redis slowed: its beats answered late (its run broken) while it commits.
         faults: [
           'gateway paused',
           'gateway restarted',
+          'redis slowed for one gateway',
           'redis restarted empty',
           'gateway frozen past its presence',
+          'redis slowed both ways for one gateway',
           'gateway restarted',
           'redis flushed',
           'gateway frozen past its presence',
         ],
         gateways,
-        targets: { redis },
+        targets: { redis, redisLatency },
         databaseUrl,
-        durationMs: 60_000,
+        durationMs: 75_000,
       });
     });
 
