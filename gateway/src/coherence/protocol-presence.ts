@@ -7,7 +7,7 @@ import { LEASE_MS } from './lease.js';
  */
 export const PRESENCE_MS = 3_000;
 /** Taken off PRESENCE_MS by the side that beats: one process's clock may run a little fast against another's. */
-const PRESENCE_MARGIN_MS = 250;
+export const PRESENCE_MARGIN_MS = 250;
 
 /** What a renewal showed of the other protocols. */
 export interface OtherProtocols {

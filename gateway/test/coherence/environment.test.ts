@@ -16,6 +16,11 @@ import { createCoherenceCatalog } from './catalog.js';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process.js';
 import { nextProtocolSource, type NextProtocolSource } from './next-protocol.js';
 import { Popularity } from './workload.js';
+import { SERVING_SCHEMA } from '@catalog/contract';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { PRESENCE_MARGIN_MS, PRESENCE_MS } from '../../src/coherence/protocol-presence.js';
+import { REDIS_PROTOCOLS_KEY } from '../../src/redis/keys.js';
 
 /**
  * The promise of gateway/README.md ("Consistency: when a write becomes visible") under the
@@ -45,6 +50,23 @@ const SLOW_CLOCK_RATE = 0.97;
  * fast clock when it counts gateway-b's protocol gone (README rule 12's 250 ms margin).
  */
 const PROTOCOLS_CLOCK_RATES = { fast: 1.02, slow: 0.97 };
+
+/**
+ * The presence-edge run: gateway-b frozen right after a beat, alternately thawed just inside the
+ * time its own slow clock lets it acknowledge a commit (this long before that time ends, by its
+ * clock) and well past the time gateway-a's fast clock counts its protocol gone.
+ */
+const EDGE_ROUNDS = 6;
+const INSIDE_MARGIN_BY_MS = 40;
+const PAST_COUNT_BY_MS = 1_000;
+/** gateway-a's renewals, at whose pace it sees beats (coherence/membership.ts). */
+const RENEWAL_MS = 250;
+/** The held UPDATE commits this long before gateway-b thaws. */
+const COMMIT_BEFORE_THAW_MS = 60;
+/** gateway-a read after each acknowledgement, for longer than any lease it held. */
+const READ_AFTER_ACK_MS = 1_500;
+/** Long enough for gateway-b's statement to wait out a freeze on a held row lock. */
+const EDGE_STATEMENT_TIMEOUT_MS = 15_000;
 
 /** How late gateway-b hears Redis's messages in the slow-clock run: past a writer's longest wait for it (a lease). */
 const MESSAGES_LATE_MS = 1_300;
@@ -510,6 +532,127 @@ describe('coherence under the environment: what the argument assumes, varied', {
       assert.equal(await sumOver([left], 'catalog_coherence_other_protocols'), 0, 'gateway-a still counts another protocol beside it');
       assert.ok((await sumOver([left], ended)) > endedBefore, 'gateway-a answers from memory without a new epoch ending its time beside');
     });
+  });
+
+  // Rule 12's margin, attacked where it is the only defence: gateway-b (its clock slow) is frozen
+  // right after a beat reached Redis while its UPDATE waits on a row lock; the lock is let go just
+  // before it thaws, so the commit lands late in the freeze and is acknowledged at once if its own
+  // clock says the beat was recent enough. Meanwhile gateway-a (its clock fast) counts gateway-b's
+  // protocol gone, ends its time beside it and answers from memory again. With the clocks inside
+  // the assumption gateway-a cannot count gateway-b gone before gateway-b acknowledges; with them
+  // far apart it does, and keeps the row the write replaced (RESULTS.md).
+  describe('a release frozen at the edge of its presence while its write commits: gateway-b, its clock slow, frozen right after a beat, its UPDATE let through just before it thaws', () => {
+    let redis: RedisServer;
+    let next: NextProtocolSource;
+    let databaseUrl: string;
+    let gateways: GatewayProcess[] = [];
+    let watcher: Redis;
+    let locker: pg.Client;
+    let observer: pg.Client;
+    before(async () => {
+      [redis, next] = await Promise.all([startRedis(), nextProtocolSource()]);
+      databaseUrl = await createCoherenceCatalog(PRODUCTS);
+      const env = { ...gatewayEnv(databaseUrl, { REDIS_URL: redis.url }), DB_STATEMENT_TIMEOUT_MS: String(EDGE_STATEMENT_TIMEOUT_MS) };
+      gateways = await Promise.all([
+        startGatewayProcess('gateway-a', { ...env, ...(await monotonicClockRateEnv(PROTOCOLS_CLOCK_RATES.fast)) }),
+        startGatewayProcess('gateway-b', { ...env, ...(await monotonicClockRateEnv(PROTOCOLS_CLOCK_RATES.slow)) }, next.entry),
+      ]);
+      watcher = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      locker = new pg.Client({ connectionString: databaseUrl, application_name: 'presence-edge-lock' });
+      observer = new pg.Client({ connectionString: databaseUrl, application_name: 'presence-edge-observer' });
+      await Promise.all([locker.connect(), observer.connect()]);
+    });
+    after(async () => {
+      await Promise.allSettled(gateways.map((gateway) => gateway.stop()));
+      watcher?.disconnect();
+      await Promise.allSettled([locker?.end(), observer?.end(), redis?.stop(), next?.remove()]);
+    });
+
+    it(
+      '0 stale reads of gateway-a after gateway-b acknowledges, gateway-a answering from memory while gateway-b is frozen past its count',
+      { timeout: 300_000 },
+      async () => {
+        const [reader, frozen] = gateways as [GatewayProcess, GatewayProcess];
+        for (const { name, pid } of gateways) {
+          const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
+          assert.match(maps, /monotonic-clock-rate-\w+\.so/, `the clock-rate shim is not loaded in ${name}`);
+        }
+        const ahead = next.protocols[1];
+        const product = writtenProducts()[0]!;
+        const slogan = async () => {
+          const response = await fetch(`${reader.base}/products/${product}`);
+          assert.equal(response.status, 200, `gateway-a /products/${product}`);
+          return ((await response.json()) as { slogan: string }).slogan;
+        };
+        const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+        // Real time after its last beat within which gateway-b acknowledges a commit, by its clock;
+        // and the soonest gateway-a counts it gone after seeing that beat, by its own.
+        const marginMs = (PRESENCE_MS - PRESENCE_MARGIN_MS) / PROTOCOLS_CLOCK_RATES.slow;
+        const countMs = PRESENCE_MS / PROTOCOLS_CLOCK_RATES.fast;
+        let stale = 0;
+        let readsAfterAcks = 0;
+        let hitsWhileFrozenPast = 0;
+        const rounds: string[] = [];
+        for (let round = 0; round < EDGE_ROUNDS; round += 1) {
+          const inside = round % 2 === 0;
+          const thawAfterMs = inside
+            ? marginMs - INSIDE_MARGIN_BY_MS / PROTOCOLS_CLOCK_RATES.slow
+            : countMs + 2 * RENEWAL_MS + PAST_COUNT_BY_MS;
+          await sleep(LEASE_SETTLES_MS);
+          const written = `presence edge, round ${round}`;
+          await locker.query('BEGIN');
+          await locker.query(`SELECT 1 FROM ${SERVING_SCHEMA}.products WHERE id = $1 FOR UPDATE`, [product]);
+          const write = fetch(`${frozen.base}/products/${product}`, {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${WRITE_TOKEN}` },
+            body: JSON.stringify({ slogan: written }),
+          });
+          await waitFor(
+            "gateway-b's UPDATE to wait on the row lock",
+            async () => {
+              const { rows } = await observer.query<{ waiting: number }>(
+                `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE%'`,
+              );
+              return rows[0]!.waiting > 0 ? true : undefined;
+            },
+            10_000,
+            5,
+          );
+          // Frozen right after a beat of gateway-b's reached Redis: the beat gateway-a last sees.
+          const beat = await watcher.hget(REDIS_PROTOCOLS_KEY, ahead);
+          while ((await watcher.hget(REDIS_PROTOCOLS_KEY, ahead)) === beat);
+          frozen.freeze();
+          const frozenAt = performance.now();
+          const hitsBefore = await sumOver([reader], hits);
+          while (performance.now() < frozenAt + thawAfterMs - COMMIT_BEFORE_THAW_MS) await slogan();
+          await locker.query('COMMIT');
+          await sleep(Math.max(0, frozenAt + thawAfterMs - performance.now()));
+          frozen.thaw();
+          const thawedAt = performance.now();
+          const hitsWhileFrozen = (await sumOver([reader], hits)) - hitsBefore;
+          if (!inside) hitsWhileFrozenPast += hitsWhileFrozen;
+          const response = await write;
+          assert.equal(response.status, 200, `the write of round ${round}: ${await response.text()}`);
+          const ackedAt = performance.now();
+          let staleThisRound = 0;
+          while (performance.now() < ackedAt + READ_AFTER_ACK_MS) {
+            readsAfterAcks += 1;
+            if ((await slogan()) !== written) staleThisRound += 1;
+          }
+          stale += staleThisRound;
+          rounds.push(
+            `${inside ? 'inside' : 'past'}: thawed after ${Math.round(thawedAt - frozenAt)} ms, acknowledged ${Math.round(ackedAt - thawedAt)} ms later, ` +
+              `gateway-a's memory hits while frozen ${hitsWhileFrozen}, stale ${staleThisRound}`,
+          );
+        }
+        console.log(`presence edge (margin ${Math.round(marginMs)} ms, count ${Math.round(countMs)} ms):\n  ${rounds.join('\n  ')}`);
+        assert.ok(
+          hitsWhileFrozenPast > 0,
+          'gateway-a never answered from memory while gateway-b was frozen past its count: its time beside never ended, nothing was tested',
+        );
+        assert.equal(stale, 0, `${stale} of ${readsAfterAcks} reads of gateway-a after gateway-b's acknowledged writes were stale`);
+      },
+    );
   });
 
   describe("Redis's wall clock stepped forward and back while gateways serve and write", () => {
