@@ -19,6 +19,7 @@ import { Popularity } from './workload.js';
 import { SERVING_SCHEMA } from '@catalog/contract';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { LEASE_MS } from '../../src/coherence/lease.js';
 import { PRESENCE_MARGIN_MS, PRESENCE_MS } from '../../src/coherence/protocol-presence.js';
 import { REDIS_PROTOCOLS_KEY } from '../../src/redis/keys.js';
 
@@ -61,6 +62,8 @@ const INSIDE_MARGIN_BY_MS = 40;
 const PAST_COUNT_BY_MS = 1_000;
 /** gateway-a's renewals, at whose pace it sees beats (coherence/membership.ts). */
 const RENEWAL_MS = 250;
+/** gateway-b is frozen this long after its beat reached Redis: time to read the beat's answer, so its run holds that beat. */
+const BEAT_ANSWERED_MS = 20;
 /** The held UPDATE commits this long before gateway-b thaws. */
 const COMMIT_BEFORE_THAW_MS = 60;
 /** gateway-a read after each acknowledgement, for longer than any lease it held. */
@@ -83,6 +86,24 @@ const writtenProducts = (): number[] => new Popularity(PRODUCTS, seededRandom(0)
 
 const startGateways = (env: Record<string, string>) =>
   Promise.all(['gateway-a', 'gateway-b'].map((name) => startGatewayProcess(name, env)));
+
+/** The in-process cache's hits, as a gateway's /metrics counts them. */
+const MEMORY_HITS = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+
+/** Fails unless the clock-rate shim is loaded in each gateway (a run whose clocks were not varied tested nothing). */
+async function assertClockShimLoaded(gateways: readonly GatewayProcess[]): Promise<void> {
+  for (const { name, pid } of gateways) {
+    const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
+    assert.match(maps, /monotonic-clock-rate-\w+\.so/, `the clock-rate shim is not loaded in ${name}`);
+  }
+}
+
+/** A product's slogan as `gateway` answers `/products/:id` now. */
+async function sloganOf(gateway: GatewayProcess, product: number): Promise<string> {
+  const response = await fetch(`${gateway.base}/products/${product}`);
+  assert.equal(response.status, 200, `${gateway.name} /products/${product}`);
+  return ((await response.json()) as { slogan: string }).slogan;
+}
 
 /** Every series of a counter summed, over the gateways: all its labels at once. */
 async function counterTotal(gateways: readonly GatewayProcess[], name: string): Promise<number> {
@@ -276,8 +297,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
     });
 
     it('0 stale reads', async () => {
-      const maps = await readFile(`/proc/${gateways[1]!.pid}/maps`, 'utf8');
-      assert.match(maps, /monotonic-clock-rate-\w+\.so/, "the slow clock's shim is not loaded in gateway-b");
+      await assertClockShimLoaded([gateways[1]!]);
       await attack({
         random: seededRandom(SEED + 11),
         faults: [
@@ -332,15 +352,9 @@ describe('coherence under the environment: what the argument assumes, varied', {
     // allows, this run reads stale products (RESULTS.md).
     it('0 stale reads, gateway-b answering from memory meanwhile', { timeout: 300_000 }, async () => {
       const [writer, late] = gateways as [GatewayProcess, GatewayProcess];
-      const maps = await readFile(`/proc/${late.pid}/maps`, 'utf8');
-      assert.match(maps, /monotonic-clock-rate-\w+\.so/, "the slow clock's shim is not loaded in gateway-b");
+      await assertClockShimLoaded([late]);
       const product = writtenProducts()[0]!;
-      const slogan = async () => {
-        const response = await fetch(`${late.base}/products/${product}`);
-        assert.equal(response.status, 200, `gateway-b /products/${product}`);
-        return ((await response.json()) as { slogan: string }).slogan;
-      };
-      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+      const slogan = () => sloganOf(late, product);
       let stale = 0;
       let readsAfterWrites = 0;
       let hitsAfterWrites = 0;
@@ -357,13 +371,13 @@ describe('coherence under the environment: what the argument assumes, varied', {
           body: JSON.stringify({ slogan: written }),
         });
         assert.equal(response.status, 200, `the write of round ${round}: ${await response.text()}`);
-        const hitsBefore = await sumOver([late], hits);
+        const hitsBefore = await sumOver([late], MEMORY_HITS);
         const until = performance.now() + MESSAGES_LATE_MS;
         while (performance.now() < until) {
           readsAfterWrites += 1;
           if ((await slogan()) !== written) stale += 1;
         }
-        hitsAfterWrites += (await sumOver([late], hits)) - hitsBefore;
+        hitsAfterWrites += (await sumOver([late], MEMORY_HITS)) - hitsBefore;
       }
       assert.ok(messagesLate.delayedChunks > 0, 'no message reached gateway-b late');
       assert.ok(hitsAfterWrites > 0, 'gateway-b never answered from memory after a write: its lease did not hold, nothing was tested');
@@ -407,8 +421,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
         10_000,
         50,
       );
-      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
-      const before = await sumOver(gateways, hits);
+      const before = await sumOver(gateways, MEMORY_HITS);
       for (const gateway of gateways) {
         for (const product of products) {
           const response = await fetch(`${gateway.base}/products/${product}`);
@@ -416,7 +429,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
           await response.arrayBuffer();
         }
       }
-      return ((await sumOver(gateways, hits)) - before) / (products.length * gateways.length);
+      return ((await sumOver(gateways, MEMORY_HITS)) - before) / (products.length * gateways.length);
     };
 
     it('0 stale reads, 0 resets, and every unwritten product still answered from memory', async () => {
@@ -486,10 +499,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
     it('0 stale reads while both protocols serve', async () => {
       const [current, ahead] = next.protocols;
       console.log(`protocols side by side: ${current} (gateway-a), ${ahead} (gateway-b)`);
-      for (const { name, pid } of gateways) {
-        const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
-        assert.match(maps, /monotonic-clock-rate-\w+\.so/, `the clock-rate shim is not loaded in ${name}`);
-      }
+      await assertClockShimLoaded(gateways);
       await attack({
         random: seededRandom(SEED + 16),
         // Redis restarted empty and flushed: the presence hash is lost with everything else.
@@ -518,13 +528,12 @@ describe('coherence under the environment: what the argument assumes, varied', {
       const endedBefore = await sumOver([left], ended);
       await gone.stop();
       const product = writtenProducts()[0]!;
-      const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
       await waitFor(
         'gateway-a to answer from memory',
         async () => {
-          const before = await sumOver([left], hits);
+          const before = await sumOver([left], MEMORY_HITS);
           for (let read = 0; read < 2; read += 1) await (await fetch(`${left.base}/products/${product}`)).arrayBuffer();
-          return (await sumOver([left], hits)) > before ? true : undefined;
+          return (await sumOver([left], MEMORY_HITS)) > before ? true : undefined;
         },
         20_000,
         250,
@@ -573,18 +582,10 @@ describe('coherence under the environment: what the argument assumes, varied', {
       { timeout: 300_000 },
       async () => {
         const [reader, frozen] = gateways as [GatewayProcess, GatewayProcess];
-        for (const { name, pid } of gateways) {
-          const maps = await readFile(`/proc/${pid}/maps`, 'utf8');
-          assert.match(maps, /monotonic-clock-rate-\w+\.so/, `the clock-rate shim is not loaded in ${name}`);
-        }
+        await assertClockShimLoaded(gateways);
         const ahead = next.protocols[1];
         const product = writtenProducts()[0]!;
-        const slogan = async () => {
-          const response = await fetch(`${reader.base}/products/${product}`);
-          assert.equal(response.status, 200, `gateway-a /products/${product}`);
-          return ((await response.json()) as { slogan: string }).slogan;
-        };
-        const hits = 'catalog_cache_lookups_total{backend="memory",result="hit"}';
+        const slogan = () => sloganOf(reader, product);
         // Real time after its last beat within which gateway-b acknowledges a commit, by its clock;
         // and the soonest gateway-a counts it gone after seeing that beat, by its own.
         const marginMs = (PRESENCE_MS - PRESENCE_MARGIN_MS) / PROTOCOLS_CLOCK_RATES.slow;
@@ -592,6 +593,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
         let stale = 0;
         let readsAfterAcks = 0;
         let hitsWhileFrozenPast = 0;
+        let acknowledgedAtTheEdge = 0;
         const rounds: string[] = [];
         for (let round = 0; round < EDGE_ROUNDS; round += 1) {
           const inside = round % 2 === 0;
@@ -621,19 +623,21 @@ describe('coherence under the environment: what the argument assumes, varied', {
           // Frozen right after a beat of gateway-b's reached Redis: the beat gateway-a last sees.
           const beat = await watcher.hget(REDIS_PROTOCOLS_KEY, ahead);
           while ((await watcher.hget(REDIS_PROTOCOLS_KEY, ahead)) === beat);
+          const beatAt = performance.now();
+          await sleep(BEAT_ANSWERED_MS);
           frozen.freeze();
-          const frozenAt = performance.now();
-          const hitsBefore = await sumOver([reader], hits);
-          while (performance.now() < frozenAt + thawAfterMs - COMMIT_BEFORE_THAW_MS) await slogan();
+          const hitsBefore = await sumOver([reader], MEMORY_HITS);
+          while (performance.now() < beatAt + thawAfterMs - COMMIT_BEFORE_THAW_MS) await slogan();
           await locker.query('COMMIT');
-          await sleep(Math.max(0, frozenAt + thawAfterMs - performance.now()));
+          await sleep(Math.max(0, beatAt + thawAfterMs - performance.now()));
           frozen.thaw();
           const thawedAt = performance.now();
-          const hitsWhileFrozen = (await sumOver([reader], hits)) - hitsBefore;
+          const hitsWhileFrozen = (await sumOver([reader], MEMORY_HITS)) - hitsBefore;
           if (!inside) hitsWhileFrozenPast += hitsWhileFrozen;
           const response = await write;
           assert.equal(response.status, 200, `the write of round ${round}: ${await response.text()}`);
           const ackedAt = performance.now();
+          if (inside && ackedAt - thawedAt < LEASE_MS / 2) acknowledgedAtTheEdge += 1;
           let staleThisRound = 0;
           while (performance.now() < ackedAt + READ_AFTER_ACK_MS) {
             readsAfterAcks += 1;
@@ -641,7 +645,7 @@ describe('coherence under the environment: what the argument assumes, varied', {
           }
           stale += staleThisRound;
           rounds.push(
-            `${inside ? 'inside' : 'past'}: thawed after ${Math.round(thawedAt - frozenAt)} ms, acknowledged ${Math.round(ackedAt - thawedAt)} ms later, ` +
+            `${inside ? 'inside' : 'past'}: thawed ${Math.round(thawedAt - beatAt)} ms after its beat, acknowledged ${Math.round(ackedAt - thawedAt)} ms later, ` +
               `gateway-a's memory hits while frozen ${hitsWhileFrozen}, stale ${staleThisRound}`,
           );
         }
@@ -649,6 +653,10 @@ describe('coherence under the environment: what the argument assumes, varied', {
         assert.ok(
           hitsWhileFrozenPast > 0,
           'gateway-a never answered from memory while gateway-b was frozen past its count: its time beside never ended, nothing was tested',
+        );
+        assert.ok(
+          acknowledgedAtTheEdge > 0,
+          "gateway-b never acknowledged a write at once at its margin's edge: the inside rounds tested nothing",
         );
         assert.equal(stale, 0, `${stale} of ${readsAfterAcks} reads of gateway-a after gateway-b's acknowledged writes were stale`);
       },
