@@ -20,5 +20,14 @@ BEGIN
                     FOR EACH STATEMENT EXECUTE FUNCTION catalog_capture.record_change(%L)', current_schema(), catalog_table, owner_column);
     EXECUTE format('CREATE OR REPLACE TRIGGER capture_truncate AFTER TRUNCATE ON %I.%I
                     FOR EACH STATEMENT EXECUTE FUNCTION catalog_capture.record_change(%L)', current_schema(), catalog_table, owner_column);
+    -- In replica mode (logical replication's apply, session_replication_role = replica) only
+    -- triggers enabled for it fire, and the apply process fires row triggers only: these record
+    -- what the ones above would, row by row, and only then.
+    EXECUTE format('CREATE OR REPLACE TRIGGER capture_replicated_row AFTER INSERT OR UPDATE OR DELETE ON %I.%I
+                    FOR EACH ROW EXECUTE FUNCTION catalog_capture.record_row_change(%L)', current_schema(), catalog_table, owner_column);
+    EXECUTE format('CREATE OR REPLACE TRIGGER capture_replicated_truncate AFTER TRUNCATE ON %I.%I
+                    FOR EACH STATEMENT EXECUTE FUNCTION catalog_capture.record_change(%L)', current_schema(), catalog_table, owner_column);
+    EXECUTE format('ALTER TABLE %I.%I ENABLE REPLICA TRIGGER capture_replicated_row', current_schema(), catalog_table);
+    EXECUTE format('ALTER TABLE %I.%I ENABLE REPLICA TRIGGER capture_replicated_truncate', current_schema(), catalog_table);
   END LOOP;
 END $$;

@@ -7,9 +7,10 @@
 
 CREATE SCHEMA IF NOT EXISTS catalog_capture;
 
--- One entry per statement (not per row): the products it touched, whether list positions may
--- have moved, or why everything must be invalidated instead (the log overflowed, a TRUNCATE, a
--- statement touching more products than an entry carries).
+-- One entry per statement (not per row; per row only for changes applied in replica mode, see
+-- record_row_change): the products it touched, whether list positions may have moved, or why
+-- everything must be invalidated instead (the log overflowed, a TRUNCATE, a statement touching
+-- more products than an entry carries).
 CREATE TABLE IF NOT EXISTS catalog_capture.changes (
   id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   product_ids  bigint[]    NOT NULL DEFAULT '{}',
@@ -102,5 +103,44 @@ BEGIN
   ELSE
     PERFORM catalog_capture.record(ids, listed, NULL);
   END IF;
+  RETURN NULL;
+END $$;
+
+-- The same for one row, on triggers enabled in replica mode only (capture-triggers.sql): a
+-- session with session_replication_role = replica fires no ordinary trigger, and that is how
+-- logical replication applies a publisher's changes (a PIM publishing into the catalog), and
+-- how replication and restore tools write; the apply process fires row triggers only.
+CREATE OR REPLACE FUNCTION catalog_capture.record_row_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  owner_column CONSTANT text := TG_ARGV[0];
+  ids bigint[];
+  listed boolean := true;
+BEGIN
+  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    ids := ARRAY[(to_jsonb(NEW) ->> owner_column)::bigint];
+  ELSIF TG_OP = 'DELETE' THEN
+    ids := ARRAY[(to_jsonb(OLD) ->> owner_column)::bigint];
+  ELSE
+    ids := ARRAY(SELECT DISTINCT owner FROM unnest(ARRAY[(to_jsonb(OLD) ->> owner_column)::bigint,
+                                                       (to_jsonb(NEW) ->> owner_column)::bigint]) AS owner);
+  END IF;
+  IF owner_column = 'style_id' THEN
+    EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', TG_TABLE_SCHEMA)
+      INTO ids USING ids;
+    IF ids IS NULL THEN
+      RETURN NULL; -- its style is gone: the style's own delete recorded the product
+    END IF;
+  END IF;
+  IF TG_TABLE_NAME <> 'products' THEN
+    listed := false;
+  ELSIF TG_OP = 'UPDATE' THEN
+    listed := OLD.id IS DISTINCT FROM NEW.id OR OLD.name IS DISTINCT FROM NEW.name
+           OR OLD.category IS DISTINCT FROM NEW.category OR OLD.default_price IS DISTINCT FROM NEW.default_price
+           OR OLD.created_at IS DISTINCT FROM NEW.created_at;
+  END IF;
+  PERFORM catalog_capture.record(ids, listed, NULL);
   RETURN NULL;
 END $$;

@@ -33,7 +33,16 @@ test('the catalog swapped in captures changes made in SQL; the bulk load into th
   await client.connect();
   try {
     const triggers = await captureTriggers(client, 'catalog');
-    assert.equal(triggers.length, 6 * 4, `capture triggers on the six tables: ${triggers.join(', ')}`);
+    assert.equal(triggers.length, 6 * 6, `capture triggers on the six tables: ${triggers.join(', ')}`);
+    // Those for replica mode (logical replication's apply, session_replication_role = replica) fire only there.
+    const { rows: replicaMode } = await client.query<{ enabled: string }>(
+      `SELECT DISTINCT t.tgenabled AS enabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'catalog' AND t.tgname LIKE 'capture_replicated_%'`,
+    );
+    assert.deepEqual(
+      replicaMode.map((row) => row.enabled),
+      ['R'],
+    );
     // The load itself recorded nothing: its rows went in before the triggers existed.
     assert.equal(Number((await client.query(`SELECT count(*) AS n FROM ${CHANGE_LOG_TABLE}`)).rows[0].n), 0);
     await client.query(`UPDATE catalog.products SET slogan = 'by hand' WHERE id = 7`);
@@ -46,7 +55,7 @@ test('the catalog swapped in captures changes made in SQL; the bulk load into th
     await client.query(`DROP TRIGGER capture_update ON catalog.products`);
     const unchanged = await loadCatalog({ databaseUrl, dataDir, skipIfSourceUnchanged: 'source-a', logger: silent });
     assert.equal(unchanged.outcome, 'unchanged');
-    assert.equal((await captureTriggers(client, 'catalog')).length, 6 * 4);
+    assert.equal((await captureTriggers(client, 'catalog')).length, 6 * 6);
   } finally {
     await client.end();
   }

@@ -108,7 +108,8 @@ export async function startReplicatedPostgres(options: { replicas?: number } = {
         `port=${port}`,
         'listen_addresses=127.0.0.1',
         `unix_socket_directories=${base}`,
-        'wal_level=replica',
+        // logical: a test publishes from one database into another (a PIM's changes applied by logical replication).
+        'wal_level=logical',
         'max_wal_senders=10',
         'max_replication_slots=10',
         'max_connections=200',

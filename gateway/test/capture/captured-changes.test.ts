@@ -205,6 +205,61 @@ describe('changes made in the database by hand reach every tier of every gateway
     await visibleEverywhere(id, since, (seen) => seen?.name === 'Hand-dyed:,Plain:', reads);
   });
 
+  // Replica mode fires no ordinary trigger: replication and restore tools write in it, and so
+  // does logical replication's apply process, which fires row triggers only.
+  it('a change made in replica mode (session_replication_role = replica), a product and a child row', async () => {
+    const id = 13;
+    await cacheEverywhere(id);
+    let since = performance.now();
+    await psql(`SET session_replication_role = replica; UPDATE catalog.products SET slogan = 'in replica mode' WHERE id = ${id}`);
+    await visibleEverywhere(id, since, (seen) => seen?.slogan === 'in replica mode');
+
+    const featureRead: ProductRead = {
+      label: 'REST GET /products/:id (features)',
+      async read(gateway, product) {
+        const { status, json } = await send(gateway, 'GET', `/products/${product}`);
+        assert.equal(status, 200);
+        const features = (json as { features: { feature: string }[] }).features;
+        return { name: features.map(({ feature }) => feature).join(','), slogan: null };
+      },
+    };
+    const owner = id + 1;
+    await cacheEverywhere(owner, [featureRead]);
+    since = performance.now();
+    await psql(
+      `SET session_replication_role = replica; INSERT INTO catalog.features (product_id, feature, value) VALUES (${owner}, 'Replicated', 'yes')`,
+    );
+    await visibleEverywhere(owner, since, (seen) => seen?.name.split(',').includes('Replicated') ?? false, [featureRead]);
+  });
+
+  it('a change applied by logical replication: a PIM database publishing its products into the catalog', async () => {
+    const id = 15;
+    const catalog = new URL(databaseUrl).pathname.slice(1);
+    const pim = await servers.createDatabase('pim');
+    const inPim = (sql: string) => servers.primary.query(pim, sql);
+    // The PIM's own table (only the columns it owns) holds the row before the subscription, so only its update travels.
+    await inPim(`CREATE SCHEMA catalog`);
+    await inPim(`CREATE TABLE catalog.products (id bigint PRIMARY KEY, slogan text)`);
+    await inPim(`INSERT INTO catalog.products (id, slogan) VALUES (${id}, 'before the PIM')`);
+    await inPim(`CREATE PUBLICATION pim_products FOR TABLE catalog.products`);
+    // On one server a subscription cannot make its own slot (CREATE SUBSCRIPTION would wait for itself).
+    await inPim(`SELECT pg_create_logical_replication_slot('catalog_from_pim', 'pgoutput')`);
+    await servers.primary.query(
+      catalog,
+      `CREATE SUBSCRIPTION from_pim CONNECTION 'host=127.0.0.1 port=${servers.primary.port} user=postgres dbname=${pim}'
+         PUBLICATION pim_products WITH (create_slot = false, slot_name = 'catalog_from_pim', copy_data = false)`,
+    );
+    try {
+      await cacheEverywhere(id);
+      const since = performance.now();
+      await inPim(`UPDATE catalog.products SET slogan = 'from the PIM' WHERE id = ${id}`);
+      const ms = await visibleEverywhere(id, since, (seen) => seen?.slogan === 'from the PIM');
+      console.log(`UPDATE in the PIM, applied by logical replication, visible on both gateways after ${Math.round(ms)} ms`);
+    } finally {
+      await servers.primary.query(catalog, 'DROP SUBSCRIPTION from_pim');
+    }
+  });
+
   it('a write through a gateway is not captured again: the change log records nothing for it', async () => {
     const entries = () =>
       servers.primary
