@@ -114,7 +114,8 @@ async function counterTotal(gateways: readonly GatewayProcess[], name: string): 
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
-describe('coherence under the environment: what the argument assumes, varied', { timeout: 600_000 }, () => {
+// Each run takes one to two minutes, one after another.
+describe('coherence under the environment: what the argument assumes, varied', { timeout: 1_200_000 }, () => {
   describe('asynchronous commit: synchronous_commit=off on the primary, a streaming replica read by both gateways', () => {
     let servers: ReplicatedPostgres | undefined;
     let redis: RedisServer | undefined;
