@@ -47,6 +47,26 @@ BEGIN
   END IF;
 END $$;
 
+-- Whether the session is a gateway's, which announces its own writes (rule 11): then nothing is recorded.
+CREATE OR REPLACE FUNCTION catalog_capture.from_gateway() RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT coalesce(current_setting('catalog_capture.origin', true) = 'gateway', false)
+$$;
+
+-- The products owning rows whose owner column held `ids`: the ids themselves, or for a photo's or
+-- sku's style_id the style's product (NULL when none: a style deleted in the same statement's
+-- cascade is gone here, but its own delete recorded its product).
+CREATE OR REPLACE FUNCTION catalog_capture.owning_products(schema_name text, owner_column text, ids bigint[])
+RETURNS bigint[] LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  products bigint[];
+BEGIN
+  IF owner_column <> 'style_id' OR ids IS NULL THEN
+    RETURN ids;
+  END IF;
+  EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', schema_name) INTO products USING ids;
+  RETURN products;
+END $$;
+
 -- The products a statement on one catalog table touched. Statement-level with transition tables
 -- (old_rows, new_rows): one entry per statement, however many rows it changed. TG_ARGV[0] is the
 -- column naming each row's owner: a product's id, a feature's, style's or related row's
@@ -61,7 +81,7 @@ DECLARE
   ids bigint[];
   listed boolean := false;
 BEGIN
-  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
+  IF catalog_capture.from_gateway() THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'TRUNCATE' THEN
@@ -77,12 +97,7 @@ BEGIN
     SELECT array_agg(DISTINCT (touched.r ->> owner_column)::bigint) INTO ids
       FROM (SELECT to_jsonb(o) AS r FROM old_rows o UNION ALL SELECT to_jsonb(n) FROM new_rows n) touched;
   END IF;
-  IF owner_column = 'style_id' AND ids IS NOT NULL THEN
-    -- A style deleted in the same statement's cascade is gone here, but its own delete recorded
-    -- its product.
-    EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', TG_TABLE_SCHEMA)
-      INTO ids USING ids;
-  END IF;
+  ids := catalog_capture.owning_products(TG_TABLE_SCHEMA, owner_column, ids);
   IF ids IS NULL THEN
     RETURN NULL; -- no row changed
   END IF;
@@ -116,7 +131,7 @@ DECLARE
   ids bigint[];
   listed boolean := true;
 BEGIN
-  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
+  IF catalog_capture.from_gateway() THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
@@ -127,12 +142,9 @@ BEGIN
     ids := ARRAY(SELECT DISTINCT owner FROM unnest(ARRAY[(to_jsonb(OLD) ->> owner_column)::bigint,
                                                        (to_jsonb(NEW) ->> owner_column)::bigint]) AS owner);
   END IF;
-  IF owner_column = 'style_id' THEN
-    EXECUTE format('SELECT array_agg(DISTINCT product_id) FROM %I.styles WHERE id = ANY($1)', TG_TABLE_SCHEMA)
-      INTO ids USING ids;
-    IF ids IS NULL THEN
-      RETURN NULL; -- its style is gone: the style's own delete recorded the product
-    END IF;
+  ids := catalog_capture.owning_products(TG_TABLE_SCHEMA, owner_column, ids);
+  IF ids IS NULL THEN
+    RETURN NULL;
   END IF;
   IF TG_TABLE_NAME <> 'products' THEN
     listed := false;
