@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -60,13 +61,19 @@ export function connectRedis({ location, commandTimeoutMs }: RedisSettings, logg
   return redis;
 }
 
+/** How soon an unanswered INFO is asked again, while the connection stays up. */
+const RELEARN_MS = 250;
+
 /**
  * The identity (`run_id`) of the Redis server a connection talks to, learnt on every (re)connect
  * before the connection is used for the coherence protocol: a new `run_id` behind the same
- * connection means a restart or a failover, after which Redis may have lost recent writes.
+ * connection means a restart or a failover, after which Redis may have lost recent writes. An
+ * INFO that goes unanswered (a server busy right after a failover) is asked again while the
+ * connection stays up: without the run_id this process announces nothing, however healthy Redis is.
  */
 export class ServerIdentity {
   private current: string | undefined;
+  private learning = false;
 
   constructor(private readonly redis: Redis) {
     redis.on('ready', () => void this.learn());
@@ -76,18 +83,25 @@ export class ServerIdentity {
     if (redis.status === 'ready') void this.learn();
   }
 
-  /** The server's run_id, or undefined while unknown (disconnected, or not asked yet). */
+  /** The server's run_id, or undefined while unknown (disconnected, or not answered yet). */
   get runId(): string | undefined {
     return this.current;
   }
 
   private async learn(): Promise<void> {
+    if (this.learning) return;
+    this.learning = true;
     try {
-      const info = await this.redis.info('server');
-      this.current = /^run_id:(\w+)/m.exec(info)?.[1];
-    } catch {
-      // Unanswered: stays unknown, and the coherence protocol treats Redis as unavailable until
-      // the next connect.
+      while (this.redis.status === 'ready' && this.current === undefined) {
+        try {
+          const info = await this.redis.info('server');
+          this.current = /^run_id:(\w+)/m.exec(info)?.[1];
+        } catch {
+          await sleep(RELEARN_MS, undefined, { ref: false });
+        }
+      }
+    } finally {
+      this.learning = false;
     }
   }
 }
