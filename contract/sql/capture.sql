@@ -47,11 +47,6 @@ BEGIN
   END IF;
 END $$;
 
--- Whether the session is a gateway's, which announces its own writes (rule 11): then nothing is recorded.
-CREATE OR REPLACE FUNCTION catalog_capture.from_gateway() RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT coalesce(current_setting('catalog_capture.origin', true) = 'gateway', false)
-$$;
-
 -- The products owning rows whose owner column held `ids`: the ids themselves, or for a photo's or
 -- sku's style_id the style's product (NULL when none: a style deleted in the same statement's
 -- cascade is gone here, but its own delete recorded its product).
@@ -72,7 +67,8 @@ END $$;
 -- column naming each row's owner: a product's id, a feature's, style's or related row's
 -- product_id, a photo's or sku's style_id (then mapped to the style's product). Writes made
 -- through a gateway are announced by the gateway itself; its sessions say so in
--- catalog_capture.origin, and are skipped here so no change is announced twice.
+-- catalog_capture.origin, and are skipped here so no change is announced twice (before anything in
+-- this schema is touched: a gateway's role may have no rights on it).
 CREATE OR REPLACE FUNCTION catalog_capture.record_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   -- Beyond this many products one entry becomes "everything": a bulk rewrite is a reload.
@@ -81,7 +77,7 @@ DECLARE
   ids bigint[];
   listed boolean := false;
 BEGIN
-  IF catalog_capture.from_gateway() THEN
+  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'TRUNCATE' THEN
@@ -131,7 +127,7 @@ DECLARE
   ids bigint[];
   listed boolean := true;
 BEGIN
-  IF catalog_capture.from_gateway() THEN
+  IF current_setting('catalog_capture.origin', true) = 'gateway' THEN
     RETURN NULL;
   END IF;
   IF TG_OP = 'INSERT' THEN
