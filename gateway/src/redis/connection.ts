@@ -92,10 +92,12 @@ export class ServerIdentity {
     if (this.learning) return;
     this.learning = true;
     try {
-      while (this.redis.status === 'ready' && this.current === undefined) {
+      while (this.redis.status === 'ready') {
         try {
           const info = await this.redis.info('server');
+          // Answered: a server that names no run_id is not asked again.
           this.current = /^run_id:(\w+)/m.exec(info)?.[1];
+          return;
         } catch {
           await sleep(RELEARN_MS, undefined, { ref: false });
         }
