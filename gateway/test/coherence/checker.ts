@@ -74,10 +74,6 @@ function acknowledgedBefore(acks: Acknowledgements, time: number): number {
   return low;
 }
 
-/**
- * Judges every read of `operations` against the acknowledged writes. `initial` holds each
- * product's slogan before the run (version 0); a product missing from it has no legal initial value.
- */
 /** A span of time (performance.now()) during which no gateway could reach the primary. */
 export interface Outage {
   from: number;
@@ -98,6 +94,10 @@ export function boundedDeadline(committedAt: number, boundMs: number, primaryOut
   return deadline;
 }
 
+/**
+ * Judges every read of `operations` against the acknowledged writes. `initial` holds each
+ * product's slogan before the run (version 0); a product missing from it has no legal initial value.
+ */
 export function checkHistory(
   initial: ReadonlyMap<number, string>,
   operations: readonly OperationRecord[],
